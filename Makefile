@@ -1,0 +1,31 @@
+# memora: `make test` and `make demo` each bring the machine up to date first (scripts/setup.sh).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+ROS_ENV := source scripts/ros_env.sh
+PYTEST_ARGS ?=
+
+.PHONY: setup test test-fast demo bench-store sim-regression clean help
+
+help:
+	@echo "make test   - set up the machine, then run the whole test suite"
+	@echo "make demo   - set up the machine, then run the kitchen demo"
+	@echo "make bench-store - store write/query benchmark (figures, not a test)"
+
+setup:
+	@bash scripts/setup.sh
+
+test: setup
+	@$(ROS_ENV) && $(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	@$(ROS_ENV) && $(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+demo: setup
+	@$(ROS_ENV) && $(PY) -m memora_core.demo
+
+bench-store: setup
+	@$(PY) bench/store_bench.py
+
+clean:
+	rm -rf ros2_ws/build ros2_ws/install ros2_ws/log .stamps runs

@@ -1,0 +1,5 @@
+"""Durable memory: SQLite system of record, Chroma vectors, embedders."""
+from memora_core.store.memory_store import MemoryStore
+from memora_core.store.sqlite_store import SegmentWrite, SQLiteStore, StoreStats
+
+__all__ = ["MemoryStore", "SQLiteStore", "SegmentWrite", "StoreStats"]

@@ -1,0 +1,149 @@
+"""The memory store: SQLite (system of record) plus a derived Chroma index kept in step via an outbox."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from memora_core.config import MemoraConfig, StoreConfig, load_config
+from memora_core.schemas import Activity, EntityRecord, Preference, RoutineSkill
+from memora_core.store.embedding import make_embedder
+from memora_core.store.sqlite_store import SegmentWrite, SQLiteStore
+from memora_core.store.vectors import COLLECTIONS, VectorIndex
+
+log = logging.getLogger(__name__)
+
+
+def entity_document(e: EntityRecord) -> str:
+    parts = [e.name, *e.aliases, *e.attributes.values()]
+    if e.state:
+        parts.append(e.state)
+    if e.location:
+        parts.append(f"at {e.location}")
+    return " ".join(parts)
+
+
+def activity_document(a: Activity) -> str:
+    return a.summary
+
+
+def routine_document(r: RoutineSkill) -> str:
+    return f"{r.goal}. {r.name} {r.summary} " + "; ".join(r.steps) + " " + " ".join(r.key_objects)
+
+
+def preference_document(p: Preference) -> str:
+    return f"{p.statement} " + " ".join(p.keywords)
+
+
+class MemoryStore(SQLiteStore):
+    """SQLite store whose writes also reach the vector index (when one is configured)."""
+
+    def __init__(self, root: Path | str, config: StoreConfig | None = None, *, readonly: bool = False) -> None:
+        super().__init__(root, readonly=readonly)
+        self.config = config or StoreConfig()
+        self.vectors: VectorIndex | None = None
+        if self.config.vectors.backend != "none":
+            embedder = make_embedder(self.config.embedding)
+            self.vectors = VectorIndex(self.root, self.config.vectors, embedder)
+            if not readonly:
+                self.flush_vectors()
+
+    @classmethod
+    def open(cls, root: Path | str, config: MemoraConfig | None = None, **kw: Any) -> "MemoryStore":
+        return cls(root, (config or load_config()).store, **kw)
+
+    # --------------------------------------------------------------- writes
+    def commit_segment(self, write: SegmentWrite) -> None:
+        super().commit_segment(write)
+        self.flush_vectors()
+
+    def replace_knowledge(self, participant_id: str, routines: list[RoutineSkill],
+                          preferences: list[Preference]) -> None:
+        super().replace_knowledge(participant_id, routines, preferences)
+        self.flush_vectors()
+
+    def flush_vectors(self) -> int:
+        """Send pending records to the vector index; idempotent, so safe after any crash."""
+        if self.vectors is None or self.readonly:
+            return 0
+        pending = self.pending_vectors()
+        by_collection: dict[str, list[str]] = {}
+        for collection, item_id in pending:
+            by_collection.setdefault(collection, []).append(item_id)
+        for collection, ids in by_collection.items():
+            self._index(collection, ids)
+        if pending:
+            self.clear_pending(pending)
+        return len(pending)
+
+    def _documents(self, collection: str, ids: list[str]) -> tuple[list[str], list[str], list[dict], list[str]]:
+        """(present ids, documents, metadatas, missing ids) for records of one collection."""
+        present, docs, metas, missing = [], [], [], []
+        for item_id in ids:
+            meta: dict[str, Any]
+            if collection == "entities":
+                rec = self.entity(item_id)
+                if rec is None or rec.deleted:
+                    missing.append(item_id)
+                    continue
+                doc = entity_document(rec)
+                meta = {"participant_id": rec.participant_id, "video_id": rec.last_seen_video,
+                        "t_s": rec.last_seen_s, "seq": rec.last_seen_seq}
+            elif collection == "activities":
+                act = self.activity(item_id)
+                if act is None:
+                    missing.append(item_id)
+                    continue
+                doc = activity_document(act)
+                meta = {"participant_id": act.participant_id, "video_id": act.video_id, "t_s": act.start_s,
+                        "seq": act.seq}
+            elif collection == "routines":
+                rt = self.routine(item_id)
+                if rt is None:
+                    missing.append(item_id)
+                    continue
+                doc, meta = routine_document(rt), {"participant_id": rt.participant_id}
+            elif collection == "preferences":
+                pf = self.preference(item_id)
+                if pf is None:
+                    missing.append(item_id)
+                    continue
+                doc, meta = preference_document(pf), {"participant_id": pf.participant_id}
+            else:
+                raise ValueError(f"unknown collection {collection!r}")
+            present.append(item_id)
+            docs.append(doc)
+            metas.append(meta)
+        return present, docs, metas, missing
+
+    def _index(self, collection: str, ids: list[str]) -> None:
+        assert self.vectors is not None
+        present, docs, metas, missing = self._documents(collection, ids)
+        self.vectors.upsert(collection, present, docs, metas)
+        self.vectors.delete(collection, missing)
+
+    def reindex(self) -> dict[str, int]:
+        """Rebuild the whole vector index from SQLite (e.g. after the Chroma folder was lost)."""
+        if self.vectors is None:
+            raise RuntimeError("no vector index is configured (store.vectors.backend = none)")
+        self.vectors.clear()
+        counts = {}
+        queries = {
+            "entities": "SELECT entity_id FROM entities WHERE deleted = 0",
+            "activities": "SELECT activity_id FROM activities",
+            "routines": "SELECT routine_id FROM routines",
+            "preferences": "SELECT pref_id FROM preferences",
+        }
+        for collection in COLLECTIONS:
+            ids = [r[0] for r in self.query(queries[collection])]
+            for start in range(0, len(ids), 512):
+                self._index(collection, ids[start:start + 512])
+            counts[collection] = len(ids)
+        return counts
+
+    # --------------------------------------------------------------- semantic reads
+    def semantic_search(self, collection: str, text: str, *, participant_id: str, k: int = 5,
+                        where: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+        if self.vectors is None:
+            return []
+        return self.vectors.query(collection, text, participant_id=participant_id, k=k, where=where)
