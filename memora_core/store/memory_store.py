@@ -52,6 +52,12 @@ class MemoryStore(SQLiteStore):
     def open(cls, root: Path | str, config: MemoraConfig | None = None, **kw: Any) -> "MemoryStore":
         return cls(root, (config or load_config()).store, **kw)
 
+    def close(self) -> None:
+        if self.vectors is not None:
+            self.vectors.close()
+            self.vectors = None
+        super().close()
+
     # --------------------------------------------------------------- writes
     def commit_segment(self, write: SegmentWrite) -> None:
         super().commit_segment(write)

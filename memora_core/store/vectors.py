@@ -100,6 +100,12 @@ class VectorIndex:
     def count(self, collection: str) -> int:
         return self._collections[collection].count()
 
+    def close(self) -> None:
+        """Release this process's Chroma system so the path can be reopened (or rebuilt) cleanly."""
+        close = getattr(self.client, "close", None)
+        if close is not None:
+            close()
+
     def clear(self) -> None:
         for name, col in list(self._collections.items()):
             ids = col.get(include=[])["ids"]
