@@ -25,7 +25,7 @@ demo: setup
 	@$(ROS_ENV) && $(PY) -m memora_core.demo
 
 bench-store: setup
-	@$(PY) bench/store_bench.py
+	@$(PY) bench/benchmarks/store_bench.py
 
 clean:
 	rm -rf ros2_ws/build ros2_ws/install ros2_ws/log .stamps runs

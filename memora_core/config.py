@@ -28,6 +28,9 @@ class VectorConfig(_Cfg):
     backend: Literal["chroma", "chroma_http", "none"] = "chroma"
     host: str = "127.0.0.1"
     port: int = 8000
+    # The index is derived data fed from an outbox inside each SQLite transaction, so it may trail the
+    # system of record by a few segments; batching the flush is what keeps ingest fast.
+    flush_every_segments: int = Field(default=32, ge=1)
 
 
 class StoreConfig(_Cfg):

@@ -42,6 +42,7 @@ class MemoryStore(SQLiteStore):
         super().__init__(root, readonly=readonly)
         self.config = config or StoreConfig()
         self.vectors: VectorIndex | None = None
+        self._segments_since_flush = 0
         if self.config.vectors.backend != "none":
             embedder = make_embedder(self.config.embedding)
             self.vectors = VectorIndex(self.root, self.config.vectors, embedder)
@@ -54,6 +55,8 @@ class MemoryStore(SQLiteStore):
 
     def close(self) -> None:
         if self.vectors is not None:
+            if not self.readonly:
+                self.flush_vectors()
             self.vectors.close()
             self.vectors = None
         super().close()
@@ -61,7 +64,9 @@ class MemoryStore(SQLiteStore):
     # --------------------------------------------------------------- writes
     def commit_segment(self, write: SegmentWrite) -> None:
         super().commit_segment(write)
-        self.flush_vectors()
+        self._segments_since_flush += 1
+        if self._segments_since_flush >= self.config.vectors.flush_every_segments:
+            self.flush_vectors()
 
     def replace_knowledge(self, participant_id: str, routines: list[RoutineSkill],
                           preferences: list[Preference]) -> None:
@@ -70,6 +75,7 @@ class MemoryStore(SQLiteStore):
 
     def flush_vectors(self) -> int:
         """Send pending records to the vector index; idempotent, so safe after any crash."""
+        self._segments_since_flush = 0
         if self.vectors is None or self.readonly:
             return 0
         pending = self.pending_vectors()
@@ -152,4 +158,6 @@ class MemoryStore(SQLiteStore):
                         where: dict[str, Any] | None = None) -> list[tuple[str, float]]:
         if self.vectors is None:
             return []
+        if not self.readonly and self._segments_since_flush:
+            self.flush_vectors()  # a writer reads its own writes
         return self.vectors.query(collection, text, participant_id=participant_id, k=k, where=where)
