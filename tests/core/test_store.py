@@ -36,9 +36,10 @@ def test_round_trip(tmp_path, fast_store_config):
     stats = store.stats("P06")
     assert (stats.segments, stats.entities, stats.entity_observations, stats.activities) == (1, 2, 2, 1)
     assert stats.compression_ratio == 1.0
-    # Vectors reached Chroma through the outbox, which is now empty.
-    assert store.pending_vectors() == []
+    # Vectors are queued in the outbox in the same transaction; a search by the writer flushes them.
+    assert ("entities", ents[0].entity_id) in store.pending_vectors()
     hits = store.semantic_search("entities", "yellow bowl", participant_id="P06", k=1)
+    assert store.pending_vectors() == []
     assert hits[0][0] == next(e.entity_id for e in ents if e.name == "yellow bowl")
 
 
@@ -135,11 +136,14 @@ def test_crash_between_sqlite_and_chroma_is_repaired_on_open(tmp_path, fast_stor
         raise RuntimeError("process died before the vector write")
 
     monkeypatch.setattr(store.vectors, "upsert", boom)
+    store.commit_segment(segment_write("P06", "P06_101", 0, 0, ["toaster"]))
     with pytest.raises(RuntimeError):
-        store.commit_segment(segment_write("P06", "P06_101", 0, 0, ["toaster"]))
+        store.flush_vectors()
     assert store.has_segment("P06/P06_101/00000")  # SQLite committed
     assert store.pending_vectors()                  # ... and remembers what Chroma still needs
-    store.close()
+    store.vectors.close()  # the process dies: no orderly flush on close
+    store.vectors = None
+    SQLiteStore.close(store)
     reopened = MemoryStore.open(root, fast_store_config)
     assert reopened.pending_vectors() == []
     assert reopened.semantic_search("entities", "toaster", participant_id="P06", k=1)
