@@ -1,0 +1,54 @@
+"""Typed settings for consolidation, the agents and the memory conditions (robot_configs/agents.yaml)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memora_core.config import CONFIG_DIR, load_yaml
+
+AGENTS_CONFIG = CONFIG_DIR / "agents.yaml"
+
+
+class _Cfg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ConsolidationConfig(_Cfg):
+    max_gap_s: float = Field(default=25.0, gt=0)
+    min_steps: int = Field(default=3, ge=1)
+    max_steps: int = Field(default=14, ge=2)
+    boundary_window: int = Field(default=3, ge=1)
+    group_similarity: float = Field(default=0.34, ge=0, le=1)
+    min_routine_support: int = Field(default=2, ge=1)
+    step_share: float = Field(default=0.5, ge=0, le=1)
+    max_evidence: int = Field(default=8, ge=1)
+    habit_min_trigger: int = Field(default=3, ge=1)
+    habit_min_share: float = Field(default=0.4, ge=0, le=1)
+    habit_next_window_s: float = Field(default=30.0, gt=0)
+    pref_min_support: int = Field(default=2, ge=1)
+    pref_min_share: float = Field(default=0.34, ge=0, le=1)
+    generic_verbs: list[str] = Field(default_factory=list)
+    generic_nouns: list[str] = Field(default_factory=list)
+
+
+class AgentSettings(_Cfg):
+    max_iterations: int = Field(default=8, ge=1)
+    max_answer_searches: int = Field(default=5, ge=0)
+    top_k: int = Field(default=5, ge=1)
+    max_plan_steps: int = Field(default=14, ge=1)
+    answer_min_support: float = Field(default=0.5, ge=0, le=1)
+    answer_margin: float = Field(default=0.05, ge=0, le=1)
+    routine_min_score: float = Field(default=0.35, ge=0)
+    episode_min_score: float = Field(default=0.2, ge=0)
+    unavailable_letter: str = "E"
+
+
+class AgentsConfig(_Cfg):
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    agents: AgentSettings = Field(default_factory=AgentSettings)
+
+
+def load_agents_config(path: Path | str | None = None) -> AgentsConfig:
+    path = Path(path) if path else AGENTS_CONFIG
+    return AgentsConfig.model_validate(load_yaml(path)) if path.exists() else AgentsConfig()
