@@ -1,0 +1,77 @@
+"""Small helpers every memora node shares: the spin/shutdown wrapper and message <-> JSON."""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+log = logging.getLogger(__name__)
+
+
+def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, threads: int = 1) -> int:
+    """Init rclpy, build the node, spin until SIGINT/SIGTERM, shut down cleanly; return an exit code.
+
+    rclpy turns SIGINT and SIGTERM into a context shutdown, so both end in the same clean path.
+    A node that fails while building or spinning is logged and exits 1 so a supervisor can report it.
+    """
+    rclpy.init(args=list(args) if args is not None else sys.argv)
+    node: Node | None = None
+    code = 0
+    try:
+        node = factory()
+        if threads > 1:
+            executor = MultiThreadedExecutor(num_threads=threads)
+            executor.add_node(node)
+            executor.spin()
+        else:
+            rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except SystemExit as exc:  # a node that finished its job on purpose
+        code = int(exc.code or 0)
+    except Exception:
+        log.exception("node failed")
+        if node is not None:
+            node.get_logger().fatal("node failed; see the traceback above")
+        code = 1
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return code
+
+
+def msg_type(name: str) -> type:
+    """'pkg/msg/Type' (or 'pkg/Type', 'pkg/srv/Type', 'pkg/action/Type') -> the generated Python class."""
+    parts = name.strip("/").split("/")
+    if len(parts) == 2:
+        parts = [parts[0], "msg", parts[1]]
+    if len(parts) != 3 or parts[1] not in ("msg", "srv", "action"):
+        raise ValueError(f"interface type {name!r} must look like 'package/msg/Type'")
+    module = importlib.import_module(f"{parts[0]}.{parts[1]}")
+    try:
+        return getattr(module, parts[2])
+    except AttributeError as exc:
+        raise ValueError(f"{parts[0]}.{parts[1]} has no type {parts[2]!r}") from exc
+
+
+def msg_to_dict(msg: Any, max_array: int = 64) -> Any:
+    """A generated message as plain data (nested messages become dicts; big byte arrays are summarised)."""
+    if hasattr(msg, "get_fields_and_field_types"):
+        return {field: msg_to_dict(getattr(msg, field), max_array) for field in msg.get_fields_and_field_types()}
+    if isinstance(msg, (bytes, bytearray, memoryview)) or (hasattr(msg, "tolist") and hasattr(msg, "dtype")):
+        seq = bytes(msg) if isinstance(msg, (bytes, bytearray, memoryview)) else msg.tolist()
+        return seq if len(seq) <= max_array else {"len": len(seq)}
+    if isinstance(msg, (list, tuple)) or type(msg).__name__ == "array":
+        seq = list(msg)
+        if len(seq) > max_array and not (seq and hasattr(seq[0], "get_fields_and_field_types")):
+            return {"len": len(seq)}
+        return [msg_to_dict(v, max_array) for v in seq]
+    return msg
