@@ -1,0 +1,190 @@
+"""The typed read tools of MEMORA over one participant's MemoryStore.
+
+search_objects / get_object_history (Entity + Environment memory), search_activities (Activity memory),
+get_routine_skill / get_preferences (Inferred Knowledge), and a unified `search`. Ranking is lexical
+BM25 fused (reciprocal rank) with the store's semantic index when one is configured; every item carries
+its evidence (video id, timestamps).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memora_core.schemas import Activity, EntityRecord, Evidence, Preference, RoutineSkill
+from memora_core.store.sqlite_store import SQLiteStore
+from memora_core.tools.registry import (
+    GetObjectHistoryArgs,
+    GetPreferencesArgs,
+    GetRoutineSkillArgs,
+    SearchActivitiesArgs,
+    SearchArgs,
+    SearchObjectsArgs,
+    ToolResult,
+    ToolSet,
+)
+from memora_core.tools.text import BM25, tokens
+
+RRF_K = 20.0
+
+
+def fuse(lexical: Sequence[tuple[int, float]], semantic: Sequence[int], k: int) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion of a lexical and a semantic ranking (indices into one document list)."""
+    score: dict[int, float] = {}
+    for rank, (i, _) in enumerate(lexical):
+        score[i] = score.get(i, 0.0) + 1.0 / (RRF_K + rank)
+    for rank, i in enumerate(semantic):
+        score[i] = score.get(i, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+def _ev(video: str, t0: float, t1: float, seg: str | None = None) -> Evidence:
+    return Evidence(video_id=video, start_s=t0, end_s=max(t0, t1), segment_id=seg)
+
+
+class MemoraTools(ToolSet):
+    """Typed tools bound to one participant; `include_knowledge=False` gives MEMORA-Episodic."""
+
+    def __init__(self, store: SQLiteStore, participant_id: str, *, include_knowledge: bool = True,
+                 routines: list[RoutineSkill] | None = None, preferences: list[Preference] | None = None) -> None:
+        self.store, self.pid = store, participant_id
+        self.include_knowledge = include_knowledge
+        self.entities: list[EntityRecord] = store.entities(participant_id)
+        self.activities: list[Activity] = store.activities(participant_id)
+        self.placements = {p.entity_id: p for p in store.placements(participant_id)}
+        self.routines = (routines if routines is not None else store.routines(participant_id)) if include_knowledge else []
+        self.preferences = (preferences if preferences is not None else store.preferences(participant_id)) \
+            if include_knowledge else []
+        self._act_index = BM25([a.summary + " " + " ".join(a.objects) for a in self.activities])
+        self._rt_index = BM25([f"{r.goal} {r.goal} {r.name} " + " ".join(r.steps) + " " + " ".join(r.key_objects)
+                               for r in self.routines])
+        self._pf_index = BM25([p.statement + " " + " ".join(p.keywords) for p in self.preferences])
+        self._act_pos = {a.activity_id: i for i, a in enumerate(self.activities)}
+        handlers: dict[str, Any] = {"search_objects": self.search_objects, "get_object_history": self.get_object_history,
+                                    "search_activities": self.search_activities, "search": self.search}
+        if include_knowledge:
+            handlers.update(get_routine_skill=self.get_routine_skill, get_preferences=self.get_preferences)
+        ToolSet.__init__(self, handlers)  # explicit: subclasses also inherit ConditionMemory
+
+    # ------------------------------------------------------------ helpers
+    def _semantic(self, collection: str, query: str, k: int, id_pos: dict[str, int]) -> list[int]:
+        vectors = getattr(self.store, "vectors", None)
+        if vectors is None:
+            return []
+        try:
+            hits = self.store.semantic_search(collection, query, participant_id=self.pid, k=k)  # type: ignore[attr-defined]
+        except Exception:  # an empty or missing collection is not an error for the agent
+            return []
+        return [id_pos[i] for i, _ in hits if i in id_pos]
+
+    def _entity_item(self, e: EntityRecord) -> dict[str, Any]:
+        pl = self.placements.get(e.entity_id)
+        return {"entity_id": e.entity_id, "name": e.name, "attributes": e.attributes, "state": e.state,
+                "location": e.location or (pl.place_name if pl else None), "last_seen_video": e.last_seen_video,
+                "last_seen_s": e.last_seen_s, "observations": e.observation_count}
+
+    @staticmethod
+    def _activity_item(a: Activity, score: float) -> dict[str, Any]:
+        return {"activity_id": a.activity_id, "video_id": a.video_id, "start_s": a.start_s, "end_s": a.end_s,
+                "summary": a.summary, "score": round(score, 4),
+                "actions": [{"verb": x.verb, "nouns": list(x.nouns), "start_s": x.start_s, "end_s": x.end_s,
+                             "text": x.text} for x in a.actions]}
+
+    # ------------------------------------------------------------ tools
+    def search_objects(self, args: SearchObjectsArgs) -> ToolResult:
+        q = set(tokens(args.name))
+        scored = []
+        for e in self.entities:
+            names = [e.name, *e.aliases]
+            if any(n == args.name.strip().lower() for n in names):
+                s = 2.0
+            else:
+                s = max((len(q & set(tokens(n))) / max(len(q), 1) for n in names), default=0.0)
+            if args.attributes:
+                wanted = {k.lower(): str(v).lower() for k, v in args.attributes.items()}
+                s += sum(0.5 for k, v in wanted.items() if e.attributes.get(k, "").lower() == v)
+            if s > 0:
+                scored.append((s + min(e.observation_count, 50) / 1000.0, e))
+        scored.sort(key=lambda x: (-x[0], x[1].entity_id))
+        top = [e for _, e in scored[: args.top_k]]
+        items = [self._entity_item(e) for e in top]
+        text = "\n".join(e.describe() + (f" usually at {it['location']}" if it["location"] and not e.location else "")
+                         for e, it in zip(top, items)) or f"no object named {args.name!r} in memory"
+        ev = [_ev(e.last_seen_video, e.last_seen_s, e.last_seen_s) for e in top]
+        return ToolResult(tool="search_objects", text=text, items=items, evidence=ev, store="entity_memory")
+
+    def get_object_history(self, args: GetObjectHistoryArgs) -> ToolResult:
+        e = self.store.entity(args.entity_id, self.pid)
+        if e is None:
+            return ToolResult(tool="get_object_history", ok=False, error=f"no entity {args.entity_id!r}",
+                              store="entity_memory")
+        hist = self.store.entity_history(e.entity_id, self.pid)[-args.limit:]
+        lines = [e.describe()] + [f"  {h.video_id}@{h.t_s:.0f}s {h.op.value}"
+                                  + (f" at {h.location}" if h.location else "") + (f" {h.state}" if h.state else "")
+                                  for h in hist]
+        items = [self._entity_item(e)] + [{"video_id": h.video_id, "t_s": h.t_s, "op": h.op.value,
+                                           "location": h.location, "state": h.state, "changes": h.changes}
+                                          for h in hist]
+        ev = [_ev(h.video_id, h.t_s, h.t_s, h.segment_id) for h in hist]
+        return ToolResult(tool="get_object_history", text="\n".join(lines), items=items, evidence=ev,
+                          store="entity_memory")
+
+    def search_activities(self, args: SearchActivitiesArgs) -> ToolResult:
+        cands = [i for i, a in enumerate(self.activities)
+                 if (args.video_id is None or a.video_id == args.video_id)
+                 and (args.start_s is None or a.end_s >= args.start_s)
+                 and (args.end_s is None or a.start_s <= args.end_s)]
+        lexical = self._act_index.top(args.query, args.top_k * 3, candidates=cands)
+        cand_set = set(cands)
+        semantic = [i for i in self._semantic("activities", args.query, args.top_k * 3, self._act_pos)
+                    if i in cand_set] if args.video_id is None and args.start_s is None else []
+        ranked = fuse(lexical, semantic, args.top_k)
+        if not ranked and (args.video_id or args.start_s is not None):
+            ranked = [(i, 0.0) for i in cands[: args.top_k]]  # a time-range read with no keyword hit
+        acts = [(self.activities[i], s) for i, s in ranked]
+        return ToolResult(tool="search_activities", text="\n".join(a.describe() for a, _ in acts) or "no activity found",
+                          items=[self._activity_item(a, s) for a, s in acts],
+                          evidence=[_ev(a.video_id, a.start_s, a.end_s, a.segment_id) for a, _ in acts],
+                          store="activity_memory")
+
+    def get_routine_skill(self, args: GetRoutineSkillArgs) -> ToolResult:
+        pos = {r.routine_id: i for i, r in enumerate(self.routines)}
+        lexical = self._rt_index.top(args.goal_query, args.top_k * 2)
+        ranked = fuse(lexical, self._semantic("routines", args.goal_query, args.top_k * 2, pos), args.top_k)
+        lex = dict(lexical)
+        rts = [(self.routines[i], lex.get(i, 0.0)) for i, _ in ranked]
+        items = [{**r.model_dump(mode="json"), "score": round(s, 4),
+                  "match": round(len(set(tokens(args.goal_query)) & set(tokens(r.goal + " " + " ".join(r.key_objects))))
+                                 / max(len(set(tokens(args.goal_query))), 1), 4)} for r, s in rts]
+        return ToolResult(tool="get_routine_skill", text="\n".join(r.describe() for r, _ in rts) or "no routine found",
+                          items=items, evidence=[e for r, _ in rts for e in r.episodes[:3]],
+                          store="inferred_knowledge")
+
+    def get_preferences(self, args: GetPreferencesArgs) -> ToolResult:
+        if args.query and args.query.strip():
+            pos = {p.pref_id: i for i, p in enumerate(self.preferences)}
+            ranked = fuse(self._pf_index.top(args.query, args.top_k * 2),
+                          self._semantic("preferences", args.query, args.top_k * 2, pos), args.top_k)
+            prefs = [self.preferences[i] for i, _ in ranked]
+        else:
+            prefs = sorted(self.preferences, key=lambda p: (-p.confidence * min(p.support, 10), p.pref_id))[: args.top_k]
+        return ToolResult(tool="get_preferences", text="\n".join(p.describe() for p in prefs) or "no preference found",
+                          items=[p.model_dump(mode="json") for p in prefs],
+                          evidence=[e for p in prefs for e in p.episodes[:3]], store="inferred_knowledge")
+
+    def search(self, args: SearchArgs) -> ToolResult:
+        parts: list[ToolResult] = []
+        if self.include_knowledge:
+            parts.append(self.get_routine_skill(GetRoutineSkillArgs(goal_query=args.query, top_k=2)))
+            parts.append(self.get_preferences(GetPreferencesArgs(query=args.query, top_k=2)))
+        parts.append(self.search_activities(SearchActivitiesArgs(query=args.query, top_k=args.top_k)))
+        objs = [t for t in tokens(args.query)]
+        if objs:
+            parts.append(self.search_objects(SearchObjectsArgs(name=" ".join(objs[:3]), top_k=2)))
+        items, ev, lines = [], [], []
+        for p in parts:
+            if p.items:
+                lines.append(f"[{p.store}] " + p.text.replace("\n", f"\n[{p.store}] "))
+                items += [{**it, "store": p.store, "tool": p.tool} for it in p.items]
+                ev += p.evidence
+        return ToolResult(tool="search", text="\n".join(lines) or "nothing found", items=items, evidence=ev,
+                          store="unified")
