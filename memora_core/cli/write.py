@@ -1,0 +1,86 @@
+"""`memora write`: ingest a video or an EPIC narration CSV for one participant into a store (resumable)."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from memora_core.config import load_config
+
+log = logging.getLogger(__name__)
+
+
+def _write(args: argparse.Namespace) -> int:
+    from memora_core.editing import MemoryWriter, load_editor_config, make_decider
+    from memora_core.ingest.narration import group_narrations, load_narrations, load_video_durations
+    from memora_core.perception import load_perception_config, make_perception
+    from memora_core.store import MemoryStore
+
+    if bool(args.narrations) == bool(args.video):
+        print("memora write: give exactly one of --narrations or --video", file=sys.stderr)
+        return 2
+    config = load_config(args.config)
+    if args.embedding:
+        config.store.embedding.backend = args.embedding
+    if args.vectors:
+        config.store.vectors.backend = args.vectors
+    pcfg = load_perception_config(args.perception_config,
+                                  backend=args.perception or ("narration" if args.narrations else None))
+    if pcfg.data_dir is None:
+        pcfg.data_dir = str(config.data_path())
+    ecfg = load_editor_config(args.editor_config, decider=args.decider)
+    store = MemoryStore.open(args.store, config)
+    writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
+    try:
+        if args.narrations:
+            rows = load_narrations(args.narrations, args.participant)
+            if not rows:
+                print(f"memora write: no rows for participant {args.participant} in {args.narrations}",
+                      file=sys.stderr)
+                return 1
+            info = config.data_path() / "epic100" / "EPIC_100_video_info.csv"
+            durations = load_video_durations(info) if info.exists() else {}
+            segments = group_narrations(rows, config.segmenting, durations)
+            summary = writer.write_narrations(segments, progress=not args.quiet, durations=durations)
+        else:
+            transcriber = None
+            if args.transcribe:
+                from memora_core.ingest.audio import WhisperTranscriber
+
+                transcriber = WhisperTranscriber()
+            summary = writer.write_video(args.video, args.participant, config.segmenting, video_id=args.video_id,
+                                         transcriber=transcriber, progress=not args.quiet)
+    finally:
+        store.close()
+    out = summary.as_dict()
+    print(json.dumps(out) if args.json else
+          f"processed {out['processed']} segments, skipped {out['skipped']} already committed, "
+          f"{out['wall_s']:.1f}s ({out['x_real_time']}x real time)")
+    for damaged in out["damaged"]:
+        print(f"memora write: {damaged}", file=sys.stderr)
+    return 3 if out["damaged"] else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("write", help="ingest a video or EPIC narration CSV into a memory store (resumable)",
+                       description="Form memory from one participant's experience. Segments already in the "
+                                   "store are skipped, so rerunning after a crash completes the same memory. "
+                                   "Exit 3: a damaged video was written up to the damage.")
+    p.add_argument("--participant", required=True, help="participant id, e.g. P06")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--narrations", type=Path, help="EPIC narration CSV")
+    src.add_argument("--video", type=Path, help="video file (mp4/webm/mkv)")
+    p.add_argument("--video-id", help="video id (default: the file name without suffix)")
+    p.add_argument("--store", required=True, type=Path, help="store directory")
+    p.add_argument("--perception", help="perception backend (default: narration for --narrations, else config)")
+    p.add_argument("--decider", choices=["deterministic", "llm"], help="editor decider (default: editor.yaml)")
+    p.add_argument("--perception-config", type=Path, help="perception YAML (default robot_configs/perception.yaml)")
+    p.add_argument("--editor-config", type=Path, help="editor YAML (default robot_configs/editor.yaml)")
+    p.add_argument("--embedding", choices=["minilm", "hashing"], help="override store.embedding.backend")
+    p.add_argument("--vectors", choices=["chroma", "chroma_http", "none"], help="override store.vectors.backend")
+    p.add_argument("--transcribe", action="store_true", help="add a faster-whisper transcript per segment")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_write)
