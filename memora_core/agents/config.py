@@ -39,14 +39,16 @@ class AgentSettings(_Cfg):
     max_plan_steps: int = Field(default=14, ge=1)
     answer_min_support: float = Field(default=0.5, ge=0, le=1)
     answer_margin: float = Field(default=0.05, ge=0, le=1)
-    routine_min_score: float = Field(default=0.35, ge=0)
-    episode_min_score: float = Field(default=0.2, ge=0)
     unavailable_letter: str = "E"
+    soft_task_verbs: list[str] = Field(default_factory=lambda: ["prepare", "make", "cook", "get", "do", "handle"])
+    task_match_score: float = Field(default=0.75, ge=0, le=1.1)
 
 
 class AgentsConfig(_Cfg):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     agents: AgentSettings = Field(default_factory=AgentSettings)
+    templates: dict[str, list[str]] = Field(
+        default_factory=lambda: {"default": ["find {obj}", "pick up {obj}", "{verb} {obj}", "put down {obj}"]})
 
 
 def load_agents_config(path: Path | str | None = None) -> AgentsConfig:
