@@ -1,0 +1,197 @@
+"""The simulated G1 as a `Robot`: MuJoCo physics of the kitchen, position-controlled joints, mink IK and a
+weld-constraint grasp.
+
+Grasp stand-in: the Dex3 hand is not closed in simulation. When the palm is within `grasp.radius` of an
+object's grasp point, the weld between the wrist and that object (created inactive when the scene is built)
+is activated with the current relative pose; release deactivates it and the object falls under physics."""
+from __future__ import annotations
+
+import time
+
+import mujoco
+import numpy as np
+
+from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
+from sim.g1 import HEAD_CAMERA, PALM_SITE
+from sim.ik import ArmIK
+from sim.scene import Layout, load_scene_config, sample_layout
+from sim.scene.builder import HAND_BODY, build_scene, weld_name
+
+TRACK_S = 0.15  # extra physics time after a ramp so position servos converge
+
+
+class SimRobot(Robot):
+    def __init__(self, config: RobotConfig, seed: int = 0, objects: list[str] | None = None,
+                 layout: Layout | None = None) -> None:
+        super().__init__(config)
+        self.scene = load_scene_config(config.scene_path())
+        self.layout = layout or sample_layout(self.scene, seed, objects)
+        self.built = build_scene(self.scene, self.layout, with_robot=True)
+        self.model = self.built.model
+        self.data = mujoco.MjData(self.model)
+        self.side = config.arm
+        self._held: str | None = None
+        self._robot_bodies = self._robot_body_ids()
+        self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
+        self.ik = ArmIK(self.model, self.side, config.ik, config.limits.position_margin + 0.005)
+        self._renderer: mujoco.Renderer | None = None
+        self.sim_time_s = 0.0
+        self.reset()
+
+    # --- setup ---------------------------------------------------------------------------------------
+    def _robot_body_ids(self) -> set[int]:
+        root = self.model.body("pelvis").id
+        return {b for b in range(self.model.nbody) if self._is_descendant(b, root)}
+
+    def _is_descendant(self, body: int, root: int) -> bool:
+        while body > 0:
+            if body == root:
+                return True
+            body = int(self.model.body_parentid[body])
+        return False
+
+    def reset(self) -> None:
+        mujoco.mj_resetData(self.model, self.data)
+        self.data.eq_active[:] = 0
+        for name, value in self.config.home.items():
+            self.data.qpos[self.model.joint(name).qposadr[0]] = value
+        self._set_ctrl_from_qpos()
+        mujoco.mj_forward(self.model, self.data)
+        self._held = None
+        self.settle(0.3)
+
+    def _set_ctrl_from_qpos(self) -> None:
+        for a in range(self.model.nu):
+            j = self.model.actuator_trnid[a, 0]
+            self.data.ctrl[a] = self.data.qpos[self.model.jnt_qposadr[j]]
+
+    # --- Robot interface -----------------------------------------------------------------------------
+    def joint_ranges(self) -> dict[str, tuple[float, float]]:
+        m = self.model
+        return {m.joint(m.actuator_trnid[a, 0]).name: tuple(float(v) for v in m.jnt_range[m.actuator_trnid[a, 0]])
+                for a in range(m.nu)}
+
+    def joint_positions(self) -> dict[str, float]:
+        m = self.model
+        return {m.joint(m.actuator_trnid[a, 0]).name: float(self.data.qpos[m.jnt_qposadr[m.actuator_trnid[a, 0]]])
+                for a in range(m.nu)}
+
+    def scene_objects(self) -> list[SceneObject]:
+        out = []
+        for name in self.layout.poses:
+            spec = self.scene.object(name)
+            pos = self.data.xpos[self._object_body[name]]
+            out.append(SceneObject(name=spec.name, category=spec.category, colour=spec.colour,
+                                   material=spec.material, label=spec.label, aliases=spec.aliases,
+                                   container=spec.container, half_height=spec.half_height,
+                                   radius=spec.footprint_radius, position=tuple(float(v) for v in pos)))
+        return out
+
+    def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        body = self._object_body.get(name)
+        if body is None:
+            return None
+        return self.data.xpos[body].copy(), self.data.xmat[body].reshape(3, 3).copy()
+
+    def hand_position(self) -> np.ndarray:
+        return self.data.site(PALM_SITE[self.side]).xpos.copy()
+
+    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None) -> tuple[dict[str, float], float]:
+        qpos = self.data.qpos.copy()
+        for name, value in (seed or {}).items():
+            qpos[self.model.joint(name).qposadr[0]] = value
+        return self.ik.solve(qpos, np.asarray(target, float))
+
+    def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
+        m, d = self.model, self.data
+        ids = np.array([m.actuator(n).id for n in target])
+        start = d.ctrl[ids].copy()
+        goal = np.array(list(target.values()))
+        steps = max(1, int(round(duration_s / m.opt.timestep)))
+        collisions: set[str] = set()
+        for k in range(steps + int(TRACK_S / m.opt.timestep)):
+            if self.estop.engaged:
+                self._set_ctrl_from_qpos()  # hold where we are, at once
+                return MotionReport(completed=False, collisions=sorted(collisions), stopped_by_estop=True)
+            s = min(1.0, (k + 1) / steps)
+            d.ctrl[ids] = start + (goal - start) * (0.5 - 0.5 * np.cos(np.pi * s))  # smooth start and stop
+            self._step()
+            collisions |= self._hard_contacts()
+        return MotionReport(completed=True, collisions=sorted(collisions))
+
+    def grasp(self, name: str) -> bool:
+        pose = self.object_pose(name)
+        if pose is None or self._held is not None:
+            return False
+        top = pose[0] + pose[1] @ np.array([0, 0, self.scene.object(name).half_height])
+        if np.linalg.norm(self.hand_position() - top) > self.config.grasp.radius + self.config.grasp.clearance:
+            return False
+        eq = self.model.equality(weld_name(self.side, self.scene.object(name))).id
+        hand = self.model.body(HAND_BODY[self.side]).id
+        obj = self._object_body[name]
+        # Weld at the current relative pose: eq_data = anchor(3), relpos(3), relquat(4), torquescale.
+        hpos, hquat = self.data.xpos[hand], self.data.xquat[hand]
+        opos, oquat = self.data.xpos[obj], self.data.xquat[obj]
+        inv = np.zeros(4)
+        mujoco.mju_negQuat(inv, hquat)
+        relpos = np.zeros(3)
+        mujoco.mju_rotVecQuat(relpos, opos - hpos, inv)
+        relquat = np.zeros(4)
+        mujoco.mju_mulQuat(relquat, inv, oquat)
+        self.model.eq_data[eq, 0:3] = 0.0
+        self.model.eq_data[eq, 3:6] = relpos
+        self.model.eq_data[eq, 6:10] = relquat
+        self.model.eq_data[eq, 10] = 1.0
+        self.data.eq_active[eq] = 1
+        self._held = name
+        return True
+
+    def release(self) -> str | None:
+        name, self._held = self._held, None
+        if name is not None:
+            self.data.eq_active[self.model.equality(weld_name(self.side, self.scene.object(name))).id] = 0
+        return name
+
+    def held_object(self) -> str | None:
+        return self._held
+
+    def settle(self, seconds: float) -> None:
+        for _ in range(int(seconds / self.model.opt.timestep)):
+            self._step()
+
+    # --- simulation helpers --------------------------------------------------------------------------
+    def _step(self) -> None:
+        t0 = time.perf_counter()
+        mujoco.mj_step(self.model, self.data)
+        self.sim_time_s += self.model.opt.timestep
+        if self.config.physics.real_time:
+            time.sleep(max(0.0, self.model.opt.timestep - (time.perf_counter() - t0)))
+
+    def _hard_contacts(self) -> set[str]:
+        """Objects (other than the held one) pushed by the robot harder than motion.collision_force."""
+        hits: set[str] = set()
+        force = np.zeros(6)
+        body_to_name = {b: n for n, b in self._object_body.items()}
+        for i in range(self.data.ncon):
+            c = self.data.contact[i]
+            b1, b2 = self.model.geom_bodyid[c.geom1], self.model.geom_bodyid[c.geom2]
+            for rb, ob in ((b1, b2), (b2, b1)):
+                name = body_to_name.get(int(ob))
+                if rb in self._robot_bodies and name and name != self._held:
+                    mujoco.mj_contactForce(self.model, self.data, i, force)
+                    if abs(force[0]) > self.config.motion.collision_force:
+                        hits.add(name)
+        return hits
+
+    def render_head(self, width: int = 320, height: int = 240, hide_robot: bool = True) -> np.ndarray:
+        if self._renderer is None or (self._renderer.width, self._renderer.height) != (width, height):
+            self._renderer = mujoco.Renderer(self.model, height, width)
+        opt = mujoco.MjvOption()
+        opt.geomgroup[2] = 0 if hide_robot else 1  # the robot's visual meshes are group 2
+        self._renderer.update_scene(self.data, camera=HEAD_CAMERA, scene_option=opt)
+        return self._renderer.render()
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
