@@ -24,6 +24,7 @@ from memora_core.tools.text import STOPWORDS, overlap, stem, tokens
 
 _PARTICLES = {"up", "down", "on", "off", "in", "out", "into", "onto", "over", "away", "back"}
 _PREPS = {"in", "on", "into", "onto", "from", "at", "to", "under", "with", "inside", "off", "out"}
+_SOFT_DEFAULT = {"prepare", "make", "cook", "get", "do", "handle"}
 _VIDEO_RE = re.compile(r"\b([A-Z]\d{2}_\d{2,3})\b")
 
 
@@ -46,9 +47,19 @@ def parse_task(instruction: str) -> Task:
     content = [w for w in words if w not in STOPWORDS or w in _PARTICLES - {"in", "on", "out", "over", "off"}]
     if not content:
         return Task(instruction, "do", [])
-    verb = content[0]
-    objects = [w for w in content[1:] if w not in STOPWORDS and w not in _PARTICLES]
-    return Task(instruction, verb, objects)
+    verbs = [content[0]]
+    i = 1
+    while i + 1 < len(words) + 1 and i < len(content):
+        # 'prepare and knead the dough': a word right after 'and' that follows the verb is a verb too
+        j = words.index(verbs[-1]) if verbs[-1] in words else -1
+        if 0 <= j < len(words) - 2 and words[j + 1] == "and" and words[j + 2] == content[i]:
+            verbs.append(content[i])
+            i += 1
+        else:
+            break
+    objects = [w for w in content[i:] if w not in STOPWORDS and w not in _PARTICLES]
+    concrete = [v for v in verbs if v not in _SOFT_DEFAULT] or verbs
+    return Task(instruction, concrete[0], objects)
 
 
 def split_label(label: str) -> tuple[str, str | None, str | None]:
@@ -75,11 +86,12 @@ def _dedupe(labels: list[tuple[str, list[Evidence]]]) -> list[tuple[str, list[Ev
     return out
 
 
-def relevance(task: "Task", text: str, soft_verbs: set[str]) -> tuple[float, bool, float]:
-    """(score, verb matched, object share) of a text for a task: objects weigh most, then the verb."""
+def relevance(task: "Task", verbs: str, text: str, soft_verbs: set[str]) -> tuple[float, bool, float]:
+    """(score, verb matched, object share): objects weigh most, then the verb. `verbs` holds only the
+    candidate's action verbs, so 'washing up liquid' in an object name never matches the verb 'wash'."""
     toks = set(tokens(text))
     objs = set(tokens(task.obj))
-    verb_hit = stem(task.verb) in toks
+    verb_hit = stem(task.verb) in set(tokens(verbs))
     share = len(objs & toks) / len(objs) if objs else 0.0
     verb_ok = verb_hit or task.verb in soft_verbs
     return 0.5 * (share > 0) + 0.3 * verb_ok + 0.2 * share, verb_hit, share
@@ -96,7 +108,8 @@ def procedure_around(steps: list[Step], task: "Task", cfg: AgentsConfig) -> tupl
     videos = sorted({s.video_id for s in steps})
     for v in videos:
         for proc in split_procedures([s for s in steps if s.video_id == v], cons):
-            score, verb_hit, share = relevance(task, " ".join(s.label() for s in proc.steps), soft)
+            score, verb_hit, share = relevance(task, " ".join(s.verb for s in proc.steps),
+                                               " ".join(s.label() for s in proc.steps), soft)
             score += 0.01 * min(len(proc.steps), cons.min_steps)  # prefer a real procedure to a lone step
             if score > best_score:
                 best, best_score = proc.steps, score
@@ -192,7 +205,8 @@ class StructuredPlanner:
         soft = set(self.cfg.agents.soft_task_verbs)
         for r in res.items:
             # what a routine is *about*: its goal and main objects (every step would match too loosely)
-            score, _, _ = relevance(task, r["goal"] + " " + " ".join(r["key_objects"][:2]), soft)
+            score, _, _ = relevance(task, split_label(r["goal"])[0], r["goal"] + " " + " ".join(r["key_objects"][:2]),
+                                    soft)
             ev = [Evidence.model_validate(e) for e in r["episodes"][:3]]
             if not transfer and score >= self.cfg.agents.task_match_score:
                 plan.routine_id = r["routine_id"]
@@ -212,7 +226,11 @@ class StructuredPlanner:
         if not res.items:
             return []
         soft = set(self.cfg.agents.soft_task_verbs)
-        hit = max(res.items[:5], key=lambda it: relevance(task, str(it.get("summary") or it.get("text", "")), soft)[0])
+        def rel(it: dict) -> float:
+            text = str(it.get("summary") or it.get("text", ""))
+            return relevance(task, " ".join(split_label(p)[0] for p in text.split(";")), text, soft)[0]
+
+        hit = max(res.items[:5], key=rel)
         if fam == "graph2d":
             around = self._call(log, "get_temporal_neighbors", {"event_id": hit["event_id"], "before": 8, "after": 14})
             return _steps_from_events(around.items or [hit])

@@ -106,13 +106,17 @@ def mine_processing(pid: str, per_video: dict[str, list[Step]], cfg: Consolidati
 
 def mine_attribute_choices(pid: str, entities: Sequence[EntityRecord],
                            histories: dict[str, list[EntityObservation]], cfg: ConsolidationConfig) -> list[dict]:
+    def identity(e: EntityRecord) -> dict[str, str]:
+        # a category equal to the name says nothing about which one was chosen
+        return {k: v for k, v in e.attributes.items() if k != "category" and v and v != e.name}
+
     by_name: dict[str, list[EntityRecord]] = defaultdict(list)
     for e in entities:
-        if e.attributes:
+        if identity(e):
             by_name[e.name].append(e)
     out = []
     for name, ents in by_name.items():
-        if len(ents) < 2:
+        if len({tuple(sorted(identity(e).items())) for e in ents}) < 2:
             continue
         total = sum(e.observation_count for e in ents)
         best = max(ents, key=lambda e: (e.observation_count, e.entity_id))
@@ -120,7 +124,7 @@ def mine_attribute_choices(pid: str, entities: Sequence[EntityRecord],
         hist = histories.get(best.entity_id, [])
         if best.observation_count < cfg.pref_min_support or share < cfg.pref_min_share or not hist:
             continue
-        attrs = " ".join(v for _, v in sorted(best.attributes.items()))
+        attrs = " ".join(v for _, v in sorted(identity(best).items()))
         out.append(dict(kind="preference",
                         statement=f"{pid} mostly uses the {attrs} {name} ({best.observation_count} of {total} "
                                   f"sightings of a {name}).",
