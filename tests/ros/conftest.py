@@ -51,3 +51,24 @@ def ros_env() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def node_bin() -> Path:
     return NODE_BIN
+
+
+@pytest.fixture(scope="session")
+def tiny_video(tmp_path_factory) -> Path:
+    """A real 3 s, 10 fps H.264 file (colour changes every frame), written with PyAV."""
+    import av
+    import numpy as np
+
+    path = tmp_path_factory.mktemp("video") / "P01_demo.mp4"
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 96, 64, "yuv420p"
+        for i in range(30):
+            img = np.zeros((64, 96, 3), np.uint8)
+            img[..., 0] = (i * 8) % 256
+            img[:, : 3 * i % 96, 1] = 200
+            for packet in stream.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    return path

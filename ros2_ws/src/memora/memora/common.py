@@ -75,3 +75,37 @@ def msg_to_dict(msg: Any, max_array: int = 64) -> Any:
             return {"len": len(seq)}
         return [msg_to_dict(v, max_array) for v in seq]
     return msg
+
+
+def declare_params(node: Node, model: type[Any]) -> Any:
+    """Declare one ROS parameter per field of a pydantic model (its defaults), read them back, validate.
+
+    The YAML parameter files under robot_configs/ros override the defaults; pydantic then refuses
+    bad values with a message that names the field, before the node does any work.
+    """
+    from rcl_interfaces.msg import ParameterDescriptor
+
+    values: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        descriptor = ParameterDescriptor(description=field.description or "", dynamic_typing=True)
+        if isinstance(default, (list, tuple)) and not default:
+            param = node.declare_parameter(name, None, descriptor)  # empty list: the type comes from the file
+        else:
+            param = node.declare_parameter(name, default, descriptor)
+        value = param.value
+        values[name] = default if value is None else (list(value) if isinstance(value, (list, tuple)) else value)
+    return model.model_validate(values)
+
+
+def stamp_add(stamp: Any, seconds: float) -> Any:
+    """A builtin_interfaces/Time `seconds` after `stamp`."""
+    from builtin_interfaces.msg import Time
+
+    total = stamp.sec * 1_000_000_000 + stamp.nanosec + int(round(seconds * 1e9))
+    return Time(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
+
+
+def stamp_diff(a: Any, b: Any) -> float:
+    """Seconds from `b` to `a`."""
+    return (a.sec - b.sec) + (a.nanosec - b.nanosec) * 1e-9
