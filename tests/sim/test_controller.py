@@ -1,0 +1,82 @@
+"""The rule-based controller on real MuJoCo: succeeds, and fails for the right reasons."""
+import numpy as np
+import pytest
+
+from memora_core.robot import make_robot, parse_step
+from memora_core.robot.controller import FailureReason, RuleBasedController
+from memora_core.robot.limits import EStopActive, LimitViolation
+from memora_core.robot.primitives import UnknownPrimitive
+from memora_core.schemas import PlanStep
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+
+OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0),
+        "orange cup": (0.52, -0.20, 0.0), "yellow bowl": (0.45, -0.40, 0.0)}
+
+
+def _robot(poses=OBJS):
+    return make_robot("sim_g1", layout=Layout(seed=0, poses=poses))
+
+
+def _controller(robot):
+    return RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+
+
+def test_pick_and_place_in_succeeds_and_leaves_distractor_alone():
+    robot = _robot()
+    ctl = _controller(robot)
+    fanta_before = robot.object_pose("fanta can")[0]
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="coke"))
+    assert res.success, res.detail
+    assert robot.held_object() == "coca-cola bottle"
+    assert robot.object_pose("coca-cola bottle")[0][2] > robot.scene.table.height + 0.2  # lifted
+    res = ctl.execute_step(PlanStep(index=1, action="put", object="coca-cola bottle", target="in yellow bowl"))
+    assert res.success, res.detail
+    assert res.placement_error_m is not None and res.placement_error_m < 0.03
+    assert robot.held_object() is None
+    pos = robot.object_pose("coca-cola bottle")[0]
+    bowl = robot.object_pose("yellow bowl")[0]
+    assert np.hypot(*(pos - bowl)[:2]) < 0.05
+    assert np.linalg.norm(robot.object_pose("fanta can")[0] - fanta_before) < 0.01
+
+
+def test_missing_object_and_unreachable_target_fail_with_reason():
+    poses = dict(OBJS)
+    poses["bread"] = (0.76, 0.35, 0.0)  # far corner of the table: beyond the right arm
+    robot = _robot(poses)
+    ctl = _controller(robot)
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="cinnamon tea box"))  # not in this scene
+    assert not res.success and res.reason is FailureReason.OBJECT_MISSING
+    res = ctl.execute_step(PlanStep(index=1, action="pick", object="bread"))
+    assert not res.success and res.reason is FailureReason.UNREACHABLE, res.detail
+    res = ctl.execute_step(PlanStep(index=2, action="dance", object="bread"))
+    assert not res.success and res.reason is FailureReason.NOT_ALLOWED
+
+
+def test_limits_reject_bad_commands_and_estop_stops():
+    robot = _robot()
+    before = robot.joint_positions()
+    with pytest.raises(LimitViolation):
+        robot.command({"right_elbow_joint": 5.0}, 5.0)          # outside the joint range
+    with pytest.raises(LimitViolation):
+        robot.command({"right_elbow_joint": before["right_elbow_joint"] - 1.0}, 0.05)  # too fast
+    with pytest.raises(LimitViolation):
+        robot.command({"no_such_joint": 0.0}, 1.0)
+    with pytest.raises(LimitViolation):
+        robot.limits.check_workspace((2.0, 0.0, 1.0))
+    assert robot.joint_positions()["right_elbow_joint"] == pytest.approx(before["right_elbow_joint"], abs=0.01)
+    robot.emergency_stop()
+    with pytest.raises(EStopActive):
+        robot.command({"right_elbow_joint": 1.0}, 1.0)
+    ctl = _controller(robot)
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="coca-cola bottle"))
+    assert not res.success and res.reason is FailureReason.ESTOP
+
+
+def test_plan_step_parsing_is_a_whitelist():
+    call = parse_step(PlanStep(index=0, action="place", object="spoon", target="in the yellow bowl"))
+    assert call.primitive.value == "place" and call.relation == "in" and call.target == "the yellow bowl"
+    assert parse_step(PlanStep(index=0, action="hand over", object="bread")).primitive.value == "give"
+    with pytest.raises(UnknownPrimitive):
+        parse_step(PlanStep(index=0, action="open", object="fridge"))
