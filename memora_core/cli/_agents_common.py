@@ -1,0 +1,41 @@
+"""Shared pieces of the agent commands (consolidate, plan, ask, build-condition)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memora_core.config import MemoraConfig, load_config
+
+
+def open_store(args: argparse.Namespace, *, readonly: bool = True):
+    from memora_core.store import MemoryStore
+
+    cfg: MemoraConfig = load_config(args.config)
+    if getattr(args, "vectors", None) or getattr(args, "embedding", None):
+        data = cfg.model_dump()
+        if args.vectors:
+            data["store"]["vectors"]["backend"] = args.vectors
+        if args.embedding:
+            data["store"]["embedding"]["backend"] = args.embedding
+        cfg = MemoraConfig.model_validate(data)
+    if not (Path(args.store) / "memory.sqlite").exists():
+        raise FileNotFoundError(f"no memory store at {args.store} (run `memora write` first)")
+    return MemoryStore.open(args.store, cfg, readonly=readonly)
+
+
+def add_store_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", required=True, type=Path, help="store directory")
+    p.add_argument("--participant", required=True, help="participant id, e.g. P06")
+    p.add_argument("--vectors", choices=["chroma", "chroma_http", "none"], help="override store.vectors.backend")
+    p.add_argument("--embedding", choices=["minilm", "hashing"], help="override store.embedding.backend")
+    p.add_argument("--agents-config", type=Path, help="agents YAML (default robot_configs/agents.yaml)")
+    p.add_argument("--llm-config", type=Path, help="LLM YAML (default robot_configs/llm.yaml)")
+
+
+def make_llm_from(args: argparse.Namespace, backend: str | None = None):
+    from memora_core.llm import load_llm_config, make_llm
+
+    cfg = load_llm_config(args.llm_config)
+    if backend:
+        cfg = cfg.model_copy(update={"backend": backend})
+    return make_llm(cfg)
