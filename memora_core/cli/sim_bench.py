@@ -1,0 +1,123 @@
+"""`memora sim-bench --layouts N [--json]`: N seeded pick-and-place trials in the MuJoCo kitchen, headless.
+
+Each trial builds a seeded layout with the full object set, picks one object at random (seeded) and places
+it in/on another (a container when one is free, else a table region), then reports success, placement
+error and distractors disturbed. Also measures physics real-time factor (no rendering) and head-camera fps."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import time
+
+log = logging.getLogger(__name__)
+
+
+def _trial(seed: int, robot_cfg: str) -> dict:
+    import numpy as np
+
+    from memora_core.robot import make_robot
+    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.monitor import disturbed, toppled
+    from memora_core.schemas import PlanStep
+
+    robot = make_robot(robot_cfg, seed=seed)
+    rng = np.random.default_rng(10_000 + seed)
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+    movable = [o.name for o in robot.scene.objects if not o.container]
+    containers = [o.name for o in robot.scene.objects if o.container and o.category == "bowl"]
+    obj = str(rng.choice(movable))
+    target = str(rng.choice(containers))
+    before = {o.name: np.array(o.position) for o in robot.scene_objects()}
+    steps = [PlanStep(index=0, action="pick", object=obj),
+             PlanStep(index=1, action="place", object=obj, target=f"in {target}")]
+    t0, sim0 = time.perf_counter(), robot.sim_time_s
+    results = [ctl.execute_step(s) for s in steps]
+    wall, sim = time.perf_counter() - t0, robot.sim_time_s - sim0
+    ok = all(r.success for r in results)
+    after = {o.name: np.array(o.position) for o in robot.scene_objects()}
+    rots = {o.name: robot.object_pose(o.name)[1] for o in robot.scene_objects()}
+    moved = disturbed(before, after, exclude={obj, target})
+    fail = next((r for r in results if not r.success), None)
+    robot.close()
+    return {"seed": seed, "object": obj, "target": target, "success": ok,
+            "placement_error_m": results[-1].placement_error_m if ok else None,
+            "reason": fail.reason.value if fail else None, "detail": fail.detail if fail else "",
+            "distractors_moved": moved, "distractors_toppled": toppled(rots, exclude={obj, target}),
+            "sim_s": sim, "wall_s": wall}
+
+
+def _physics_rtf(robot_cfg: str, seconds: float = 5.0) -> float:
+    """Physics alone (arm holding a pose, objects resting, weld-free): simulated seconds per wall second."""
+    import mujoco
+
+    from memora_core.robot import make_robot
+
+    robot = make_robot(robot_cfg, seed=0)
+    n = int(seconds / robot.model.opt.timestep)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        mujoco.mj_step(robot.model, robot.data)
+    return seconds / (time.perf_counter() - t0)
+
+
+def _camera_fps(robot_cfg: str, frames: int = 60, width: int = 320, height: int = 240) -> dict:
+    from memora_core.robot import make_robot
+
+    robot = make_robot(robot_cfg, seed=0)
+    out = {}
+    for hide in (True, False):
+        robot.render_head(width, height, hide_robot=hide)  # warm-up (context creation)
+        t0 = time.perf_counter()
+        for _ in range(frames):
+            robot.render_head(width, height, hide_robot=hide)
+        out["robot_hidden" if hide else "robot_visible"] = frames / (time.perf_counter() - t0)
+    robot.close()
+    return out
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    trials = [_trial(args.seed0 + i, args.robot)
+              for i in tqdm(range(args.layouts), desc="sim-bench", disable=args.json)]
+    errs = [t["placement_error_m"] for t in trials if t["placement_error_m"] is not None]
+    summary = {
+        "layouts": args.layouts,
+        "success_rate": sum(t["success"] for t in trials) / max(1, len(trials)),
+        "median_placement_error_m": statistics.median(errs) if errs else None,
+        "distractors_disturbed": sum(len(t["distractors_moved"]) for t in trials),
+        "distractors_knocked_over": sum(len(t["distractors_toppled"]) for t in trials),
+        "controller_rtf": sum(t["sim_s"] for t in trials) / max(1e-9, sum(t["wall_s"] for t in trials)),
+        "physics_rtf": _physics_rtf(args.robot),
+        "head_camera_fps_320x240": _camera_fps(args.robot),
+        "failures": [{k: t[k] for k in ("seed", "object", "target", "reason", "detail")}
+                     for t in trials if not t["success"]],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"success rate            {summary['success_rate'] * 100:.1f}% of {args.layouts} layouts")
+        med = summary["median_placement_error_m"]
+        print(f"median placement error  {med * 100:.2f} cm" if med is not None else "median placement error  n/a")
+        print(f"distractors disturbed   {summary['distractors_disturbed']} moved >2 cm, "
+              f"{summary['distractors_knocked_over']} knocked over")
+        print(f"physics real-time factor {summary['physics_rtf']:.1f}x (no rendering); "
+              f"controller incl. IK {summary['controller_rtf']:.1f}x")
+        cam = summary["head_camera_fps_320x240"]
+        print(f"head camera 320x240     {cam['robot_hidden']:.1f} fps (robot hidden), "
+              f"{cam['robot_visible']:.1f} fps (robot visible)")
+        for f in summary["failures"]:
+            print(f"  fail seed {f['seed']}: {f['object']} -> {f['target']}: {f['reason']} ({f['detail']})")
+    return 0 if summary["success_rate"] >= args.min_success else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sim-bench", help="seeded pick-and-place trials in the MuJoCo kitchen (headless)")
+    p.add_argument("--layouts", type=int, default=50, help="number of seeded layouts (trials)")
+    p.add_argument("--seed0", type=int, default=0, help="first layout seed")
+    p.add_argument("--robot", default="sim_g1", help="robot config name under robot_configs/robots")
+    p.add_argument("--min-success", type=float, default=0.0, help="exit 1 when the success rate is below this")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_run)
