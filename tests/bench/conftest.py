@@ -51,10 +51,14 @@ HEADER = ("narration_id,participant_id,video_id,narration_timestamp,start_timest
           "stop_frame,narration,verb,verb_class,noun,noun_class,all_nouns,all_noun_classes")
 
 
+NOUN_IDS = {"tap": 0, "cupboard": 1, "onion": 3, "knife": 4, "cup": 7, "kettle": 8}
+
+
 def write_narrations(path: Path, rows=NARRATIONS, pid: str = "PX1") -> None:
     lines = [HEADER]
     for nid, vid, start, stop, narr, verb, noun in rows:
-        lines.append(f"{nid},{pid},{vid},{start},{start},{stop},0,1,{narr},{verb},0,{noun},0,\"['{noun}']\",[0]")
+        c = NOUN_IDS[noun]
+        lines.append(f"{nid},{pid},{vid},{start},{start},{stop},0,1,{narr},{verb},0,{noun},{c},\"['{noun}']\",[{c}]")
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -344,6 +344,8 @@ def generate_eam_qa(data: BenchData, pid: str, out: Path, cfg: EamQaGenConfig, *
                     llm_cfg: LlmConfig | None = None, chat: Chat | None = None,
                     embed: Callable[[list[str]], np.ndarray] | None = None) -> Path:
     pid = norm_pid(pid)
+    if llm_cfg is not None and llm_cfg.verifier_model == llm_cfg.generator_model:
+        raise ValueError("the verifier model must differ from the generator model (independent re-derivation)")
     state_dir = out / "_state" / pid
     scope = data.video_scope(pid)
     rows = data.narrations(pid, scope)
