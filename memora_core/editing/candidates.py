@@ -48,14 +48,13 @@ class EntityIndex:
     def load(self, entities: list[EntityRecord], total_ever: int) -> None:
         self.entities = {e.entity_id: e for e in entities if not e.deleted}
         self.total_ever = total_ever
-        self.ensure_vectors([n for e in self.entities.values() for n in (e.name, *e.aliases)])
+
 
     def put(self, entity: EntityRecord) -> None:
         if entity.deleted:
             self.entities.pop(entity.entity_id, None)
         else:
             self.entities[entity.entity_id] = entity
-            self.ensure_vectors([entity.name, *entity.aliases])
 
     def ensure_vectors(self, names: list[str]) -> None:
         """Embed, in one batch, the names not embedded yet."""
@@ -75,12 +74,15 @@ class EntityIndex:
 
     def retrieve(self, obs: ObjectObservation, exclude: set[str] | frozenset[str] = frozenset()) -> list[Candidate]:
         """Top-k live entities that could be `obs`, best first (score, then most recently seen)."""
-        self.ensure_vectors([obs.name])
         out = []
         max_seq = max((e.last_seen_seq for e in self.entities.values()), default=0) or 1
-        for e in self.entities.values():
-            if e.entity_id in exclude or attribute_conflicts(obs, e):
-                continue
+        live = [e for e in self.entities.values() if e.entity_id not in exclude and not attribute_conflicts(obs, e)]
+        # embed lazily, in one batch, only the names a similarity is really needed for: with EPIC
+        # categories most pairs are settled by name, alias or category and never reach the embedder
+        need = [e for e in live if not _settled(obs, e)]
+        if need:
+            self.ensure_vectors([obs.name] + [n for e in need for n in (e.name, *e.aliases)])
+        for e in live:
             reasons, score = [], 0.0
             if obs.name == e.name:
                 score, reasons = 1.0, ["name"]
@@ -89,8 +91,7 @@ class EntityIndex:
             elif obs.category and obs.category == e.attributes.get("category"):
                 score, reasons = 0.7, [f"category {obs.category}"]
             else:
-                sim = max([self.similarity(obs.name, e.name)] + [self.similarity(obs.name, a) for a in e.aliases
-                                                                 if a in self._vectors])
+                sim = max([self.similarity(obs.name, n) for n in (e.name, *e.aliases)])
                 if sim >= self.cfg.embedding_threshold:
                     score, reasons = 0.6 * sim, [f"embedding {sim:.2f}"]
             if score <= 0:
@@ -102,3 +103,10 @@ class EntityIndex:
             out.append(Candidate(e, score, reasons))
         out.sort(key=lambda c: (-c.score, -c.entity.last_seen_seq, c.entity.entity_id))
         return out[: self.cfg.k]
+
+
+def _settled(obs: ObjectObservation, e: EntityRecord) -> bool:
+    """True when name, alias or a shared category already decide the pair without embeddings."""
+    if obs.name == e.name or obs.name in e.aliases or any(a in e.aliases or a == e.name for a in obs.aliases):
+        return True
+    return bool(obs.category) and obs.category == e.attributes.get("category")

@@ -130,7 +130,6 @@ class MemoryWriter:
         pid, sid = seg.participant_id, seg.segment_id
         seq = self.store.next_seq(pid)
         idx = self.index(pid)
-        idx.ensure_vectors([o.name for o in obs.objects])
         claimed: set[str] = set()  # an entity matched once in a segment is not matched by another object
         touched: dict[str, EntityRecord] = {}
         decisions: list[EditDecision] = []

@@ -165,11 +165,13 @@ def video_id_from_path(path: Path | str) -> str:
 
 def iter_video_segments(path: Path | str, participant_id: str, cfg: SegmentingConfig, *,
                         video_id: str | None = None, max_side: int | None = 640,
-                        report: VideoReport | None = None) -> Iterator[SegmentFrames]:
+                        report: VideoReport | None = None, max_gap_s: float = 1.0) -> Iterator[SegmentFrames]:
     """Decode a video file into segments. Fill `report` (pass one in) to learn whether and where it broke.
 
-    Raises VideoDecodeError only when the file cannot be opened at all; damage later in the file ends
-    the iteration after the last complete segment, never an exception.
+    Raises VideoDecodeError only when the file cannot be opened at all (e.g. an mp4 cut before its index
+    was written). Damage later in the file (a decode error, frames missing for more than `max_gap_s`,
+    or a stream ending before its declared duration) ends the iteration after the last complete
+    segment before it, never with an exception.
     """
     import av
 
@@ -194,13 +196,17 @@ def iter_video_segments(path: Path | str, participant_id: str, cfg: SegmentingCo
                 if frame.time is None:
                     continue
                 t = float(frame.time)
+                if last_t is not None and t - last_t > max(max_gap_s, 3 * frame_dt):
+                    # the demuxer skipped a corrupt stretch silently: treat it as the damage point
+                    _mark_damage(rep, live, last_t, f"frames missing from {last_t:.2f}s to {t:.2f}s")
+                    break
                 for seg in live.push(frame, t):
                     rep.segments_emitted += 1
                     yield seg
                 last_t = t
         except (av.error.FFmpegError, ValueError, EOFError) as exc:
             _mark_damage(rep, live, last_t, f"decode error: {exc}")
-        else:
+        if rep.error is None:
             end = (last_t + frame_dt) if last_t is not None else 0.0
             declared = rep.declared_duration_s
             tolerance = max(1.0, 3 * frame_dt)
