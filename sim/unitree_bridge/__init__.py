@@ -1,0 +1,1 @@
+"""Unitree SDK (DDS) bridge: the simulated G1 answers rt/lowcmd with rt/lowstate like the real robot."""

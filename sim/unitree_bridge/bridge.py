@@ -1,0 +1,89 @@
+"""Sim bridge process: subscribes `rt/lowcmd` (unitree_hg LowCmd_), applies the 29 body motors' position
+targets to the simulated G1's position servos, steps physics and publishes `rt/lowstate` (LowState_, with
+CRC) at the physics rate. Domain 1 on `lo` in simulation; the real G1 uses domain 0 on its interface.
+
+    python -m sim.unitree_bridge.bridge --domain 1 --interface lo --seconds 30
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+import time
+
+log = logging.getLogger(__name__)
+
+
+def run(domain: int, interface: str, seconds: float, seed: int = 0) -> dict:
+    import mujoco
+    from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
+    from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowState_
+    from unitree_sdk2py.idl.unitree_hg.msg.dds_ import LowCmd_, LowState_
+    from unitree_sdk2py.utils.crc import CRC
+
+    from memora_core.robot import make_robot
+    from sim.g1 import BODY_JOINTS_29
+
+    robot = make_robot("sim_g1", seed=seed, objects=[])  # the bridge drives the body; objects are irrelevant
+    m, d = robot.model, robot.data
+    act = [m.actuator(n).id for n in BODY_JOINTS_29]
+    qadr = [m.joint(n).qposadr[0] for n in BODY_JOINTS_29]
+    vadr = [m.joint(n).dofadr[0] for n in BODY_JOINTS_29]
+    crc = CRC()
+    latest: dict = {}
+    lock = threading.Lock()
+
+    def on_cmd(msg: LowCmd_) -> None:
+        if crc.Crc(msg) != msg.crc:
+            log.warning("dropping LowCmd with bad CRC")
+            return
+        with lock:
+            latest["q"] = [msg.motor_cmd[i].q for i in range(len(BODY_JOINTS_29))]
+            latest["mode"] = [msg.motor_cmd[i].mode for i in range(len(BODY_JOINTS_29))]
+            latest["n"] = latest.get("n", 0) + 1
+
+    ChannelFactoryInitialize(domain, interface)
+    pub = ChannelPublisher("rt/lowstate", LowState_)
+    pub.Init()
+    sub = ChannelSubscriber("rt/lowcmd", LowCmd_)
+    sub.Init(on_cmd, 10)
+    state = unitree_hg_msg_dds__LowState_()
+    t_end = time.monotonic() + seconds
+    published = 0
+    t0 = time.monotonic()
+    while time.monotonic() < t_end:
+        with lock:
+            q = latest.get("q")
+            mode = latest.get("mode")
+        if q is not None:
+            for i, a in enumerate(act):
+                if mode[i]:  # mode 0: motor disabled, hold the current target
+                    d.ctrl[a] = q[i]
+        mujoco.mj_step(m, d)
+        for i in range(len(BODY_JOINTS_29)):
+            state.motor_state[i].q = float(d.qpos[qadr[i]])
+            state.motor_state[i].dq = float(d.qvel[vadr[i]])
+        state.tick = published
+        state.crc = crc.Crc(state)
+        pub.Write(state)
+        published += 1
+    rate = published / (time.monotonic() - t0)
+    log.info("bridge: %d LowState at %.0f Hz, %d LowCmd received", published, rate, latest.get("n", 0))
+    return {"published": published, "rate_hz": rate, "commands": latest.get("n", 0)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Unitree G1 DDS bridge over the MuJoCo simulation")
+    p.add_argument("--domain", type=int, default=1)
+    p.add_argument("--interface", default="lo")
+    p.add_argument("--seconds", type=float, default=3600.0)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    stats = run(args.domain, args.interface, args.seconds, args.seed)
+    print(f"published {stats['published']} LowState at {stats['rate_hz']:.0f} Hz; received {stats['commands']} LowCmd")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
