@@ -20,6 +20,7 @@ def _rel(paths: list[str]) -> list[str]:
 NODES = {
     "instruct": "instruct",
     "echo": "echo",
+    "execute": "execute",
     "camera": "camera",
     "planner": "planner",
     "asr": "asr",

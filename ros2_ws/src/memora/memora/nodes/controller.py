@@ -1,0 +1,139 @@
+"""Primitive controller node: the ExecutePlan action server over memora_core's rule-based controller.
+
+Each plan step runs as one primitive on the robot (MuJoCo simulation; the G1 through its backend), with
+feedback when a step starts and when it ends. Cancel takes effect between steps (a primitive is not left
+half-done); a message on the e-stop topic latches the robot's e-stop at once, which stops the motion on
+the spot and aborts the goal. The first failed step aborts the plan: the caller (execution monitor /
+planner) decides whether to retry, replan or ask, so nothing silently continues.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Bool
+
+from memora.common import declare_params, run_node
+from memora.conversions import plan_from_msg
+from memora_interfaces.action import ExecutePlan
+from memora_interfaces.msg import PrimitiveResult
+
+
+class ControllerParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    robot_config: str = Field(default="sim_g1", description="robot config name (robot_configs) for make_robot")
+    layout_seed: int = 0
+    layout_poses_json: str = Field(default="", description='explicit layout {"name": [x, y, yaw]}; empty = seeded')
+    action_name: str = "/memora/execute_plan"
+    estop_topic: str = "/memora/estop"
+    result_topic: str = "/memora/primitive_result"
+
+
+def _make_controller(p: ControllerParams) -> Any:
+    # Imported here: MuJoCo and the scene load only in the process that drives the robot.
+    from memora_core.robot import make_robot
+    from memora_core.robot.controller import RuleBasedController
+    from sim.scene import Layout
+    from sim.scene.config import load_scene_config
+    from sim.scene.layout import sample_layout
+
+    if p.layout_poses_json:
+        poses = {k: tuple(v) for k, v in json.loads(p.layout_poses_json).items()}
+        layout = Layout(seed=p.layout_seed, poses=poses)
+    else:
+        layout = sample_layout(load_scene_config(), p.layout_seed)
+    robot = make_robot(p.robot_config, layout=layout)
+    return robot, RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+
+
+class ControllerNode(Node):
+    def __init__(self) -> None:
+        super().__init__("controller")
+        self.p: ControllerParams = declare_params(self, ControllerParams)
+        self.robot, self.controller = _make_controller(self.p)
+        self._busy = threading.Lock()
+        group = ReentrantCallbackGroup()
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self.result_pub = self.create_publisher(PrimitiveResult, self.p.result_topic, reliable)
+        self.create_subscription(Bool, self.p.estop_topic, self._on_estop, reliable, callback_group=group)
+        self.server = ActionServer(self, ExecutePlan, self.p.action_name, execute_callback=self._execute,
+                                   goal_callback=self._on_goal, cancel_callback=lambda _g: CancelResponse.ACCEPT,
+                                   callback_group=group)
+        self.get_logger().info(f"controller ready: robot={self.p.robot_config} action={self.p.action_name}")
+
+    def _on_estop(self, msg: Bool) -> None:
+        if msg.data:
+            self.robot.emergency_stop()
+            self.get_logger().error("E-STOP engaged: motion stopped")
+        else:
+            self.robot.estop.clear()
+            self.get_logger().warning("e-stop cleared")
+
+    def _on_goal(self, goal: ExecutePlan.Goal) -> GoalResponse:
+        # One plan at a time; a plan memory could not ground is refused, not half-run.
+        if self._busy.locked() or goal.plan.missing or not goal.plan.steps:
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _result_msg(self, res: Any) -> PrimitiveResult:
+        msg = PrimitiveResult(step_index=res.index, primitive=res.primitive or "", success=res.success,
+                              message=res.detail or (res.reason.value if res.reason else ""),
+                              duration_s=float(res.duration_s),
+                              details_json=res.model_dump_json(include={"object", "target", "reason", "placement_error_m"}))
+        msg.header.stamp = self.get_clock().now().to_msg()
+        return msg
+
+    def _execute(self, goal_handle: Any) -> ExecutePlan.Result:
+        with self._busy:
+            result = ExecutePlan.Result()
+            try:
+                plan = plan_from_msg(goal_handle.request.plan)
+            except ValueError as exc:
+                goal_handle.abort()
+                result.message = f"invalid plan: {exc}"
+                return result
+            total = len(plan.steps)
+            for step in plan.steps:
+                if goal_handle.is_cancel_requested:
+                    goal_handle.canceled()
+                    result.message = f"canceled before step {step.index}"
+                    return result
+                if self.robot.estop.engaged:
+                    goal_handle.abort()
+                    result.message = f"e-stop engaged before step {step.index}"
+                    return result
+                goal_handle.publish_feedback(ExecutePlan.Feedback(
+                    step_index=step.index, total_steps=total, step_text=step.render(),
+                    status=ExecutePlan.Feedback.STATUS_STARTED))
+                res = self.controller.execute_step(step)
+                rmsg = self._result_msg(res)
+                self.result_pub.publish(rmsg)
+                result.step_results.append(rmsg)
+                goal_handle.publish_feedback(ExecutePlan.Feedback(
+                    step_index=step.index, total_steps=total, step_text=step.render(), result=rmsg,
+                    status=ExecutePlan.Feedback.STATUS_SUCCEEDED if res.success else ExecutePlan.Feedback.STATUS_FAILED))
+                if not res.success:
+                    goal_handle.abort()
+                    result.message = f"step {step.index} ({step.render()}) failed: {rmsg.message}"
+                    return result
+                result.steps_completed += 1
+            goal_handle.succeed()
+            result.success = True
+            result.message = f"{total} steps done"
+            return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_node(ControllerNode, argv, threads=3)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

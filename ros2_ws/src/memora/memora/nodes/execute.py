@@ -1,0 +1,84 @@
+"""`execute plan.json`: send a memora_core Plan (JSON) to the ExecutePlan action and follow it.
+
+Prints one JSON line per feedback and one for the result. --cancel-after N cancels the goal after the
+N-th feedback; --estop-after N publishes an e-stop instead (both for operators and for the tests).
+Exit codes: 0 plan succeeded, 2 server absent / goal rejected, 3 plan failed, canceled or aborted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Bool
+
+from memora.common import msg_to_dict
+from memora.conversions import plan_to_msg
+from memora_core.schemas import Plan
+from memora_interfaces.action import ExecutePlan
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="execute", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("plan", type=Path, help="a memora_core.schemas.Plan as JSON")
+    p.add_argument("--action", default="/memora/execute_plan")
+    p.add_argument("--estop-topic", default="/memora/estop")
+    p.add_argument("--cancel-after", type=int, default=0, help="cancel after this many feedback messages")
+    p.add_argument("--estop-after", type=int, default=0, help="publish an e-stop after this many feedback messages")
+    p.add_argument("--timeout", type=float, default=120.0)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    all_args = sys.argv if argv is None else ["execute", *argv]
+    args = _parse(rclpy.utilities.remove_ros_args(all_args)[1:])
+    plan = Plan.model_validate_json(args.plan.read_text())
+    rclpy.init(args=all_args)
+    node = Node("execute")
+    estop = node.create_publisher(Bool, args.estop_topic, QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    client = ActionClient(node, ExecutePlan, args.action)
+    feedback_count = 0
+    goal_handle = None
+
+    def on_feedback(fb: object) -> None:
+        nonlocal feedback_count
+        feedback_count += 1
+        print(json.dumps({"feedback": msg_to_dict(fb.feedback)}), flush=True)
+        if args.cancel_after and feedback_count == args.cancel_after and goal_handle is not None:
+            goal_handle.cancel_goal_async()
+        if args.estop_after and feedback_count == args.estop_after:
+            estop.publish(Bool(data=True))
+
+    try:
+        if not client.wait_for_server(timeout_sec=min(args.timeout, 30.0)):
+            print(f"execute: action {args.action} not available", file=sys.stderr)
+            return 2
+        send = client.send_goal_async(ExecutePlan.Goal(plan=plan_to_msg(plan)), feedback_callback=on_feedback)
+        rclpy.spin_until_future_complete(node, send, timeout_sec=args.timeout)
+        goal_handle = send.result()
+        if goal_handle is None or not goal_handle.accepted:
+            print("execute: goal rejected (busy, empty plan or ungrounded steps)", file=sys.stderr)
+            return 2
+        done = goal_handle.get_result_async()
+        rclpy.spin_until_future_complete(node, done, timeout_sec=args.timeout)
+        if not done.done():
+            print("execute: no result before the timeout", file=sys.stderr)
+            return 3
+        wrapped = done.result()
+        print(json.dumps({"status": int(wrapped.status), "result": msg_to_dict(wrapped.result)}), flush=True)
+        return 0 if wrapped.result.success else 3
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

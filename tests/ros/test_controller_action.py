@@ -1,0 +1,79 @@
+"""ExecutePlan action over DDS: a real controller node on real MuJoCo; feedback per step, cancel, e-stop."""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from memora_core.schemas import Plan, PlanStep
+
+pytestmark = [pytest.mark.ros, pytest.mark.sim]
+
+POSES = {"coca-cola bottle": [0.40, -0.25, 0.0], "fanta can": [0.40, -0.05, 0.0],
+         "orange cup": [0.52, -0.20, 0.0], "yellow bowl": [0.45, -0.40, 0.0]}
+
+
+@pytest.fixture(scope="module")
+def controller(ros_env, node_bin):
+    proc = subprocess.Popen([str(node_bin / "controller"), "--ros-args", "-p",
+                             f"layout_poses_json:='{json.dumps(POSES)}'"],
+                            env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    yield proc
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def _execute(ros_env, node_bin, tmp_path, plan: Plan, *extra: str):
+    path = tmp_path / "plan.json"
+    path.write_text(plan.model_dump_json())
+    res = subprocess.run([str(node_bin / "execute"), str(path), "--timeout", "150", *extra],
+                         env=ros_env, capture_output=True, text=True, timeout=200)
+    lines = [json.loads(line) for line in res.stdout.splitlines() if line.startswith("{")]
+    return res, [line["feedback"] for line in lines if "feedback" in line], next((line for line in lines if "result" in line), None)
+
+
+def _plan(*steps: tuple[str, str, str | None]) -> Plan:
+    return Plan(participant_id="P01", instruction="test", planner="test",
+                steps=[PlanStep(index=i, action=a, object=o, target=t) for i, (a, o, t) in enumerate(steps)])
+
+
+def test_plan_runs_with_feedback_per_step(controller, ros_env, node_bin, tmp_path):
+    plan = _plan(("pick", "coca-cola bottle", None), ("put", "coca-cola bottle", "in yellow bowl"))
+    res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan)
+    assert res.returncode == 0, res.stderr
+    assert [(f["step_index"], f["status"]) for f in feedback] == [
+        (0, "started"), (0, "succeeded"), (1, "started"), (1, "succeeded")]
+    assert feedback[1]["result"]["success"] and feedback[0]["total_steps"] == 2
+    assert result["result"]["success"] and result["result"]["steps_completed"] == 2
+
+
+def test_missing_object_aborts_with_reason(controller, ros_env, node_bin, tmp_path):
+    res, feedback, result = _execute(ros_env, node_bin, tmp_path, _plan(("pick", "cinnamon tea box", None),
+                                                                        ("pick", "fanta can", None)))
+    assert res.returncode == 3
+    assert feedback[-1]["status"] == "failed" and feedback[-1]["step_index"] == 0  # never silently continues
+    assert not result["result"]["success"] and "step 0" in result["result"]["message"]
+
+
+def test_cancel_stops_between_steps(controller, ros_env, node_bin, tmp_path):
+    plan = _plan(("pick", "fanta can", None), ("put", "fanta can", "in yellow bowl"), ("pick", "orange cup", None))
+    # Cancel arrives while step 1 runs (3rd feedback = step 1 started): step 1 finishes, step 2 never starts,
+    # so the hand is empty again for the next test.
+    res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan, "--cancel-after", "3")
+    assert res.returncode == 3
+    assert result["status"] == 5  # GoalStatus.STATUS_CANCELED
+    assert result["result"]["steps_completed"] == 2
+    assert "canceled before step 2" in result["result"]["message"]
+    assert all(f["step_index"] < 2 for f in feedback)
+
+
+def test_estop_aborts_the_running_plan(controller, ros_env, node_bin, tmp_path):
+    plan = _plan(("pick", "orange cup", None), ("put", "orange cup", "in yellow bowl"))
+    res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan, "--estop-after", "1")
+    assert res.returncode == 3
+    assert result["status"] == 6  # GoalStatus.STATUS_ABORTED
+    assert not result["result"]["success"]
+    assert result["result"]["steps_completed"] == 0
+    assert "estop" in json.dumps(result["result"]["step_results"]) or "e-stop" in result["result"]["message"]
