@@ -217,11 +217,9 @@ def parse_answer(text: Any, choices: dict[str, str] | None = None) -> str | None
     found = []
     for m in _CUE.finditer(t):
         letter, follow = m.group(1), (m.group(2) or "").strip().lower()
-        if letter != letter.upper():
-            continue  # "answer is a ..." is prose
-        if letter == "A" and follow and follow not in _CONNECTIVES:
-            continue  # "the answer is A kettle": the article, not the letter
-        found.append(letter)
+        if letter.upper() == "A" and follow and follow not in _CONNECTIVES:
+            continue  # "the answer is A kettle" / "answer is a kettle": the article, not the letter
+        found.append(letter.upper())
     if found:
         return found[-1]
     m = _LEAD.match(t)
