@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import threading
 import time
 
@@ -51,7 +52,9 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0) -> dict:
     t_end = time.monotonic() + seconds
     published = 0
     t0 = time.monotonic()
-    while time.monotonic() < t_end:
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())  # SIGINT ends the bridge cleanly, with statistics
+    while time.monotonic() < t_end and not stop.is_set():
         with lock:
             q = latest.get("q")
             mode = latest.get("mode")

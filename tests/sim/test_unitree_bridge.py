@@ -1,4 +1,5 @@
 """The sim bridge and a controller process round-trip LowCmd/LowState over real DDS on loopback (domain 1)."""
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ def test_lowcmd_lowstate_round_trip_between_processes():
     from sim.g1 import BODY_JOINTS_29
 
     bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1",
-                               "--interface", "lo", "--seconds", "12"],
+                               "--interface", "lo", "--seconds", "60"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         ChannelFactoryInitialize(1, "lo")
@@ -30,7 +31,7 @@ def test_lowcmd_lowstate_round_trip_between_processes():
         elbow = BODY_JOINTS_29.index("right_elbow_joint")
         cmd = unitree_hg_msg_dds__LowCmd_()
         crc = CRC()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 40  # the bridge builds its model first; CPUs are shared
         while time.monotonic() < deadline and not states:
             time.sleep(0.05)
         assert states, "no LowState from the bridge process"
@@ -49,6 +50,7 @@ def test_lowcmd_lowstate_round_trip_between_processes():
                 break
         assert abs(start - 0.6) > 0.3 and reached, f"elbow {states[-1][elbow]:.3f} never reached 0.6"
     finally:
+        bridge.send_signal(signal.SIGINT)
         out, _ = bridge.communicate(timeout=30)
     assert bridge.returncode == 0, out
     assert "received" in out and "received 0 LowCmd" not in out, out
