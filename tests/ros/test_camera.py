@@ -24,8 +24,9 @@ def _wait_ready(paths, timeout=30):
 
 
 def test_camera_publishes_video_frames_and_episode(ros_env, node_bin, tiny_video, tmp_path):
+    # Episode events are latched (transient local): a slow discovery under load still gets both.
     episodes = _echo(node_bin, ros_env, "/memora/camera/episode", "memora_interfaces/msg/EpisodeEvent", 2,
-                     tmp_path / "r1")
+                     tmp_path / "r1", qos="latched")
     images = _echo(node_bin, ros_env, "/memora/camera/image", "sensor_msgs/msg/Image", 3, tmp_path / "r2",
                    qos="sensor")
     camera = None
@@ -34,7 +35,7 @@ def test_camera_publishes_video_frames_and_episode(ros_env, node_bin, tiny_video
         # 5 fps limit on a 10 fps, 3 s video: frames at t = 0, 0.2, ..., 2.8 -> 15 published.
         camera = subprocess.Popen(
             [str(node_bin / "camera"), "--ros-args", "-p", f"videos:=[{tiny_video}]", "-p", "fps:=5.0",
-             "-p", "speed:=4.0", "-p", "max_side:=48", "-p", "participant_id:=P07", "-p", "start_delay_s:=1.5"],
+             "-p", "speed:=1.0", "-p", "max_side:=48", "-p", "participant_id:=P07", "-p", "start_delay_s:=2.0"],
             env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         ep_out, ep_err = episodes.communicate(timeout=60)
         im_out, im_err = images.communicate(timeout=30)

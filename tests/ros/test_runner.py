@@ -70,7 +70,7 @@ def test_driver_node_ends_graph_cleanly(ros_env, tmp_path, tiny_video):
     # camera's first episode event, which ends the graph with exit code 0.
     driver = {"name": "driver", "executable": "echo", "ends_graph": True,
               "args": ["/memora/camera/episode", "memora_interfaces/msg/EpisodeEvent", "--count", "1",
-                       "--timeout", "60"]}
+                       "--timeout", "60", "--qos", "latched"]}
     graph = _graph(tmp_path, [CAMERA, driver])
     proc = _launch(ros_env, graph, f"videos:=[{tiny_video}]")
     out, _ = proc.communicate(timeout=90)

@@ -11,7 +11,7 @@ import time
 
 import rclpy
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
 from memora.common import msg_to_dict, msg_type
 
@@ -22,7 +22,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("type", help="e.g. memora_interfaces/msg/Instruction or sensor_msgs/msg/Image")
     p.add_argument("--count", type=int, default=0, help="exit after this many messages (0: never)")
     p.add_argument("--timeout", type=float, default=0.0, help="give up after this many seconds (0: never)")
-    p.add_argument("--qos", choices=["reliable", "sensor"], default="reliable")
+    p.add_argument("--qos", choices=["reliable", "sensor", "latched"], default="reliable",
+                   help="latched = reliable + transient local: also gets what was published before discovery")
     p.add_argument("--ready-file", default="", help="touch this file once the subscription exists")
     return p.parse_args(argv)
 
@@ -31,7 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     all_args = sys.argv if argv is None else ["echo", *argv]
     args = _parse(rclpy.utilities.remove_ros_args(all_args)[1:])
     cls = msg_type(args.type)
-    qos = qos_profile_sensor_data if args.qos == "sensor" else QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
+    qos = {"sensor": qos_profile_sensor_data,
+           "reliable": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE),
+           "latched": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)}[args.qos]
     rclpy.init(args=all_args)
     node = Node("echo")
     received = 0
