@@ -93,7 +93,7 @@ class EntityIndex:
             else:
                 sim = max([self.similarity(obs.name, n) for n in (e.name, *e.aliases)])
                 if sim >= self.cfg.embedding_threshold:
-                    score, reasons = 0.6 * sim, [f"embedding {sim:.2f}"]
+                    score, reasons = 0.55 + 0.1 * sim, [f"embedding {sim:.2f}"]  # below category, above accept
             if score <= 0:
                 continue
             if obs.location and obs.location == e.location:
