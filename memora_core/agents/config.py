@@ -40,6 +40,7 @@ class AgentSettings(_Cfg):
     answer_min_support: float = Field(default=0.5, ge=0, le=1)
     answer_margin: float = Field(default=0.05, ge=0, le=1)
     unavailable_letter: str = "E"
+    semantic_retrieval: bool = False
     soft_task_verbs: list[str] = Field(default_factory=lambda: ["prepare", "make", "cook", "get", "do", "handle"])
     task_match_score: float = Field(default=0.75, ge=0, le=1.1)
 

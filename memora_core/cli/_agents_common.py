@@ -11,6 +11,11 @@ def open_store(args: argparse.Namespace, *, readonly: bool = True):
     from memora_core.store import MemoryStore
 
     cfg: MemoraConfig = load_config(args.config)
+    if getattr(args, "semantic", None) is False and not getattr(args, "vectors", None):
+        from memora_core.agents.config import load_agents_config
+
+        if not load_agents_config(getattr(args, "agents_config", None)).agents.semantic_retrieval:
+            args.vectors = "none"  # lexical retrieval only: no embedding model to load for a one-shot command
     if getattr(args, "vectors", None) or getattr(args, "embedding", None):
         data = cfg.model_dump()
         if args.vectors:
@@ -30,6 +35,11 @@ def add_store_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embedding", choices=["minilm", "hashing"], help="override store.embedding.backend")
     p.add_argument("--agents-config", type=Path, help="agents YAML (default robot_configs/agents.yaml)")
     p.add_argument("--llm-config", type=Path, help="LLM YAML (default robot_configs/llm.yaml)")
+
+
+def add_semantic_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--semantic", action="store_true",
+                   help="use the store's vector index too (loads the embedding model; default from agents.yaml)")
 
 
 def make_llm_from(args: argparse.Namespace, backend: str | None = None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from memora_core.cli._agents_common import add_store_args, make_llm_from, open_store
+from memora_core.cli._agents_common import add_semantic_arg, add_store_args, make_llm_from, open_store
 
 OPTION_E = "The information is not available based on the given context"
 
@@ -50,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("ask", help="answer a multiple-choice question from memory")
     add_store_args(p)
+    add_semantic_arg(p)
     p.add_argument("--question", required=True)
     p.add_argument("--choices", required=True, nargs="+", help="'A=...' 'B=...' ... (E = not available, added)")
     p.add_argument("--answerer", choices=["structured", "react"], default="structured")

@@ -5,7 +5,7 @@ import argparse
 import json
 import time
 
-from memora_core.cli._agents_common import add_store_args, make_llm_from, open_store
+from memora_core.cli._agents_common import add_semantic_arg, add_store_args, make_llm_from, open_store
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -45,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("plan", help="plan a task from a participant's memory")
     add_store_args(p)
+    add_semantic_arg(p)
     p.add_argument("instruction", help='e.g. "Help P06 wash the bowl"')
     p.add_argument("--planner", choices=["structured", "react"], default="structured")
     p.add_argument("--condition", choices=CONDITION_IDS, default="memora")
