@@ -28,6 +28,10 @@ def _write(args: argparse.Namespace) -> int:
         config.store.vectors.backend = args.vectors
     pcfg = load_perception_config(args.perception_config,
                                   backend=args.perception or ("narration" if args.narrations else None))
+    if args.video and pcfg.backend == "narration":
+        print("memora write: narration perception cannot watch a video; use --perception vlm (or sim)",
+              file=sys.stderr)
+        return 2
     if pcfg.data_dir is None:
         pcfg.data_dir = str(config.data_path())
     ecfg = load_editor_config(args.editor_config, decider=args.decider)
