@@ -35,18 +35,21 @@ def _write(args: argparse.Namespace) -> int:
     if pcfg.data_dir is None:
         pcfg.data_dir = str(config.data_path())
     ecfg = load_editor_config(args.editor_config, decider=args.decider)
+    segments, durations = None, {}
+    if args.narrations:  # validate the input before anything heavy is loaded
+        rows = load_narrations(args.narrations, args.participant)
+        if not rows:
+            print(f"memora write: no rows for participant {args.participant} in {args.narrations}", file=sys.stderr)
+            return 1
+        info = config.data_path() / "epic100" / "EPIC_100_video_info.csv"
+        durations = load_video_durations(info) if info.exists() else {}
+        segments = group_narrations(rows, config.segmenting, durations)
+    elif not args.video.exists():
+        raise FileNotFoundError(f"no such video: {args.video}")
     store = MemoryStore.open(args.store, config)
     writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
     try:
-        if args.narrations:
-            rows = load_narrations(args.narrations, args.participant)
-            if not rows:
-                print(f"memora write: no rows for participant {args.participant} in {args.narrations}",
-                      file=sys.stderr)
-                return 1
-            info = config.data_path() / "epic100" / "EPIC_100_video_info.csv"
-            durations = load_video_durations(info) if info.exists() else {}
-            segments = group_narrations(rows, config.segmenting, durations)
+        if segments is not None:
             summary = writer.write_narrations(segments, progress=not args.quiet, durations=durations)
         else:
             transcriber = None

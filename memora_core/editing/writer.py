@@ -18,9 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
-from memora_core.config import SegmentingConfig
+from memora_core.config import EmbeddingConfig, SegmentingConfig
 from memora_core.editing.candidates import EntityIndex
 from memora_core.editing.config import EditorConfig
 from memora_core.editing.deciders import DecisionContext, Decider
@@ -65,6 +66,21 @@ class WriteSummary:
                 "damaged": [r.describe() for r in self.video_reports if not r.ok]}
 
 
+class _LazyEmbedder(Embedder):
+    """Loads the model on the first embed: with EPIC categories the editor may never need it."""
+
+    def __init__(self, config: EmbeddingConfig) -> None:
+        self.config = config
+        self.name = config.backend
+        self.dim = config.dim
+        self._inner: Embedder | None = None
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self._inner is None:
+            self._inner = make_embedder(self.config)
+        return self._inner.embed(texts)
+
+
 def _editor_embedder(store: SQLiteStore, config: EditorConfig) -> Embedder | None:
     mode = config.candidates.embedder
     if mode == "none":
@@ -73,11 +89,8 @@ def _editor_embedder(store: SQLiteStore, config: EditorConfig) -> Embedder | Non
         return HashingEmbedder()
     store_cfg = getattr(store, "config", None)
     if mode == "minilm" or store_cfg is None:
-        from memora_core.config import EmbeddingConfig
-
-        emb_cfg = EmbeddingConfig(backend="minilm") if mode == "minilm" else EmbeddingConfig()
-        return make_embedder(emb_cfg)
-    return make_embedder(store_cfg.embedding)
+        return _LazyEmbedder(EmbeddingConfig(backend="minilm") if mode == "minilm" else EmbeddingConfig())
+    return _LazyEmbedder(store_cfg.embedding)
 
 
 class MemoryWriter:
