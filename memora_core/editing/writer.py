@@ -163,6 +163,7 @@ class MemoryWriter:
                 d = d.model_copy(update={"target_entity_id": entity_id, "after": changes})
             else:
                 rec, changes = self._edited(idx.entities[d.target_entity_id], o, d, obs, seq)
+            log.debug("%s %s %r -> %s: %s", sid, d.op.value, o.name, rec.entity_id, d.reason)
             claimed.add(rec.entity_id)
             touched[rec.entity_id] = rec
             decisions.append(d)
