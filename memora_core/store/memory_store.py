@@ -1,6 +1,8 @@
 """The memory store: SQLite (system of record) plus a derived Chroma index kept in step via an outbox."""
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,11 @@ def routine_document(r: RoutineSkill) -> str:
 
 def preference_document(p: Preference) -> str:
     return f"{p.statement} " + " ".join(p.keywords)
+
+
+def _doc_hash(document: str, metadata: dict[str, Any]) -> str:
+    """Identity of what a vector row holds; metadata matters too (time filters read it)."""
+    return hashlib.blake2b(json.dumps([document, metadata], sort_keys=True).encode(), digest_size=12).hexdigest()
 
 
 class MemoryStore(SQLiteStore):
@@ -99,8 +106,10 @@ class MemoryStore(SQLiteStore):
                     missing.append(item_id)
                     continue
                 doc = entity_document(rec)
-                meta = {"participant_id": rec.participant_id, "video_id": rec.last_seen_video,
-                        "t_s": rec.last_seen_s, "seq": rec.last_seen_seq}
+                # First sighting only: last-seen times change on every observation and would force a
+                # re-embedding each time; recency is read from SQLite instead.
+                meta = {"participant_id": rec.participant_id, "video_id": rec.first_seen_video,
+                        "t_s": rec.first_seen_s, "seq": rec.first_seen_seq}
             elif collection == "activities":
                 act = self.activity(item_id)
                 if act is None:
@@ -131,14 +140,35 @@ class MemoryStore(SQLiteStore):
     def _index(self, collection: str, ids: list[str]) -> None:
         assert self.vectors is not None
         present, docs, metas, missing = self._documents(collection, ids)
-        self.vectors.upsert(collection, present, docs, metas)
+        known = self._indexed_hashes(collection, present)
+        hashes = [_doc_hash(d, m) for d, m in zip(docs, metas)]
+        changed = [i for i, (item_id, h) in enumerate(zip(present, hashes)) if known.get(item_id) != h]
+        self.vectors.upsert(collection, [present[i] for i in changed], [docs[i] for i in changed],
+                            [metas[i] for i in changed])
         self.vectors.delete(collection, missing)
+        with self.transaction() as c:
+            c.executemany("INSERT OR REPLACE INTO vector_docs VALUES (?,?,?)",
+                          [(collection, present[i], hashes[i]) for i in changed])
+            c.executemany("DELETE FROM vector_docs WHERE collection = ? AND item_id = ?",
+                          [(collection, item_id) for item_id in missing])
+
+    def _indexed_hashes(self, collection: str, ids: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.query(f"SELECT item_id, doc_hash FROM vector_docs WHERE collection = ? AND item_id IN ({marks})",
+                              [collection, *chunk])
+            out.update({r[0]: r[1] for r in rows})
+        return out
 
     def reindex(self) -> dict[str, int]:
         """Rebuild the whole vector index from SQLite (e.g. after the Chroma folder was lost)."""
         if self.vectors is None:
             raise RuntimeError("no vector index is configured (store.vectors.backend = none)")
         self.vectors.clear()
+        with self.transaction() as c:
+            c.execute("DELETE FROM vector_docs")
         counts = {}
         queries = {
             "entities": "SELECT entity_id FROM entities WHERE deleted = 0",

@@ -126,6 +126,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (collection, item_id)
     );
     """,
+    # v2: what text each vector was built from, so unchanged records are not re-embedded (re-upserting an
+    # existing id in Chroma costs ~10x an insert).
+    """
+    CREATE TABLE vector_docs (
+        collection TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        doc_hash TEXT NOT NULL,
+        PRIMARY KEY (collection, item_id)
+    );
+    """,
 ]
 
 

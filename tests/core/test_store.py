@@ -180,3 +180,33 @@ def test_minilm_embedder_loads_offline_and_ranks_by_meaning():
     vecs = emb.embed(["a mug of coffee", "a cup of espresso", "a chainsaw"])
     assert vecs.shape == (3, 384)
     assert float(vecs[0] @ vecs[1]) > float(vecs[0] @ vecs[2]) + 0.2
+
+
+def test_unchanged_records_are_not_re_embedded(tmp_path, fast_store_config):
+    store = MemoryStore.open(tmp_path / "mem", fast_store_config)
+    sent: list[str] = []
+    real_upsert = store.vectors.upsert
+
+    def counting_upsert(collection, ids, docs, metas):
+        sent.extend(f"{collection}:{i}" for i in ids)
+        return real_upsert(collection, ids, docs, metas)
+
+    store.vectors.upsert = counting_upsert
+    w = segment_write("P06", "P06_101", 0, 0, ["cup"])
+    store.commit_segment(w)
+    store.flush_vectors()
+    eid = w.entities[0].entity_id
+    assert f"entities:{eid}" in sent
+    sent.clear()
+    # Seen again later with nothing changed but the time: no new embedding.
+    again = segment_write("P06", "P06_101", 1, 1, ["pan"])
+    again.entities.append(w.entities[0].model_copy(update={"last_seen_s": 10.0, "last_seen_seq": 1}))
+    store.commit_segment(again)
+    store.flush_vectors()
+    assert f"entities:{eid}" not in sent
+    # A state change alters the document, so the vector is refreshed.
+    changed = segment_write("P06", "P06_101", 2, 2, ["lid"])
+    changed.entities.append(w.entities[0].model_copy(update={"state": "washed", "last_seen_seq": 2}))
+    store.commit_segment(changed)
+    store.flush_vectors()
+    assert f"entities:{eid}" in sent
