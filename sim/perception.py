@@ -66,7 +66,8 @@ class SimPerceptionConfig(BaseModel):
     pour_plateau_deg: float = Field(default=5.0, ge=0)  # frames this close to the deepest tilt: the pour
     pour_margin_m: float = Field(default=0.05, ge=0)  # the mouth within container radius + this
     approach_eps_m: float = Field(default=0.0002, ge=0)  # a hand still closing in by more than this per frame
-    still_m: float = Field(default=0.001, ge=0)        # a held object moving less than this per frame is still
+    still_m: float = Field(default=0.0005, ge=0)       # a held object moving less than this in a window is still
+    still_window_s: float = Field(default=0.15, gt=0)
     near_m: float = Field(default=0.02, ge=0)         # this close to its goal the hand is still approaching
     tilt_eps_deg: float = Field(default=0.5, ge=0)    # still tilting by more than this per frame
     verbs: dict[str, str] = Field(default_factory=lambda: {"pick": "pick up", "put": "put", "pour": "pour"})
@@ -229,16 +230,25 @@ class DemoView:
         # the last moment of the reach is a slow creep onto the object: skip it first
         while j > 0 and same(j - 1) and np.linalg.norm(tr.hand_pos[j - 1] - tr.hand_pos[k]) < self.cfg.near_m:
             j -= 1
-        while j > 0 and same(j - 1) and np.linalg.norm(tr.hand_pos[j] - tr.hand_pos[j - 1]) > eps:
+        w = self._window
+        while j > 0 and same(j - 1) and np.linalg.norm(tr.hand_pos[j] - tr.hand_pos[max(0, j - w)]) > eps:
             j -= 1
         return j
 
+    @cached_property
+    def _window(self) -> int:
+        # motion is judged over a short window, not frame to frame: where two minimum-jerk moves meet
+        # the hand is briefly almost still, and that must not read as a pause
+        return max(1, int(round(self.cfg.still_window_s * self.meta.fps)))
+
     def _moves_again(self, after_s: float, before_s: float, i: int) -> float:
-        """First time after `after_s` when the held object moves again (a pause may come first)."""
+        """Walking back from the release at `before_s` while the held object kept moving, not past
+        `after_s`: where the carry began (after the pause that follows a pick or a pour)."""
         tr = self.trace
-        j, stop = tr.index_at(after_s), tr.index_at(before_s)
-        while j < stop and np.linalg.norm(tr.obj_pos[j + 1, i] - tr.obj_pos[j, i]) <= self.cfg.still_m:
-            j += 1
+        stop, j = tr.index_at(after_s), tr.index_at(before_s)
+        w = self._window
+        while j > stop and np.linalg.norm(tr.obj_pos[j, i] - tr.obj_pos[max(0, j - w), i]) > self.cfg.still_m:
+            j -= 1
         return float(tr.t[j])
 
     def _lift_end(self, k: int, i: int) -> int:

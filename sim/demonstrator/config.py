@@ -75,7 +75,7 @@ class TimingConfig(_Cfg):
     pour_tilt_s: float = 0.8
     pour_hold_s: float = 1.4
     look_s: float = 1.2
-    pause_s: Vec2 = (0.2, 0.8)  # a random pause between steps
+    pause_s: Vec2 = (0.3, 0.8)  # a random pause between steps (perception reads it as the end of a move)
     jitter: float = Field(default=0.15, ge=0, lt=1)
     settle_s: float = Field(default=0.5, ge=0)  # physics settles before the first frame
 

@@ -22,6 +22,7 @@ from sim.demonstrator.performer import DemoError, Performer
 from sim.demonstrator.trace import DemoMeta, DemoSession, EventLog
 from sim.scene import load_scene_config, sample_layout
 from sim.scene.config import SceneConfig
+from sim.scene.layout import Layout
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,17 @@ def session_rng(routine: str, seed: int, session: int) -> np.random.Generator:
 
 def video_id_for(routine: str, seed: int, session: int) -> str:
     return f"{routine}-seed{seed}-s{session:02d}"
+
+
+def draw_layout(scene: SceneConfig, rng: np.random.Generator, attempts: int = 50) -> Layout:
+    """A seeded layout; a seed whose random placement does not fit is followed by the next draw."""
+    last: Exception | None = None
+    for _ in range(attempts):
+        try:
+            return sample_layout(scene, int(rng.integers(2**31 - 1)))
+        except ValueError as exc:  # sample_layout: no free slot for some object
+            last = exc
+    raise DemoError(f"no layout fits after {attempts} draws: {last}")
 
 
 def expand_steps(routine: RoutineConfig, rng: np.random.Generator) -> list[Step]:
@@ -119,7 +131,7 @@ def render_session(routine: str | RoutineConfig, seed: int, session: int, out_di
     cfg = cfg or load_render_config()
     scene = load_scene_config(CONFIG_DIR / "scenes" / f"{routine.scene}.yaml")
     rng = session_rng(routine.name, seed, session)
-    layout = sample_layout(scene, int(rng.integers(2**31 - 1)))
+    layout = draw_layout(scene, rng)
     steps = expand_steps(routine, rng)
     check_steps(steps, scene)
     vid = video_id_for(routine.name, seed, session)
