@@ -40,8 +40,14 @@ class ArmIK:
         # Fingers forward, palm facing the body's midline: the G1 hand's rest orientation.
         self.rotation = mink.SO3.identity()
 
-    def solve(self, qpos: np.ndarray, target: np.ndarray) -> tuple[dict[str, float], float]:
+    def solve(self, qpos: np.ndarray, target: np.ndarray, rotation: np.ndarray | None = None,
+              orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
+        """Joint targets for the arm + waist putting the palm at `target` (world), optionally with the palm
+        frame's orientation `rotation` (3x3, world) weighted by `orientation_cost`. Returns (joints, position
+        residual in m)."""
         cfg = self.configuration
+        rot = mink.SO3.from_matrix(np.asarray(rotation, float)) if rotation is not None else self.rotation
+        self.frame.set_orientation_cost(self.cfg.orientation_cost if orientation_cost is None else orientation_cost)
         qpos = qpos.copy()
         # Start inside every (shrunk) range, or the QP has no feasible step: physics lets held joints
         # sit a hair outside their stops.
@@ -51,7 +57,7 @@ class ArmIK:
                 qpos[adr] = np.clip(qpos[adr], *self.model.jnt_range[j])
         cfg.update(qpos)
         self.posture.set_target(qpos.copy())
-        self.frame.set_target(mink.SE3.from_rotation_and_translation(self.rotation, np.asarray(target, float)))
+        self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, np.asarray(target, float)))
         err = np.inf
         for _ in range(self.cfg.iterations):
             try:

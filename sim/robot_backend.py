@@ -18,6 +18,7 @@ from sim.scene import Layout, load_scene_config, sample_layout
 from sim.scene.builder import HAND_BODY, build_scene, weld_name
 
 TRACK_S = 0.15  # extra physics time after a ramp so position servos converge
+TABLE_TOUCH = 0.005  # m of penetration into the table top the clearance check tolerates (soft fingertip contact)
 
 
 class SimRobot(Robot):
@@ -29,11 +30,15 @@ class SimRobot(Robot):
         self.built = build_scene(self.scene, self.layout, with_robot=True)
         self.model = self.built.model
         self.data = mujoco.MjData(self.model)
-        self.side = config.arm
+        self._arm = config.arm
         self._held: str | None = None
+        self._held_arm: str | None = None
         self._robot_bodies = self._robot_body_ids()
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
-        self.ik = ArmIK(self.model, self.side, config.ik, config.limits.position_margin + 0.005)
+        self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
+                    for side in config.arms}
+        self._check = _ClearanceChecker(self.model, self._robot_bodies, self._object_body,
+                                        config.motion.clearance_margin)
         self._renderer: mujoco.Renderer | None = None
         self.sim_time_s = 0.0
         self.reset()
@@ -57,7 +62,8 @@ class SimRobot(Robot):
             self.data.qpos[self.model.joint(name).qposadr[0]] = value
         self._set_ctrl_from_qpos()
         mujoco.mj_forward(self.model, self.data)
-        self._held = None
+        self._held = self._held_arm = None
+        self._arm = self.config.arm
         self.settle(0.3)
 
     def _set_ctrl_from_qpos(self) -> None:
@@ -93,14 +99,32 @@ class SimRobot(Robot):
             return None
         return self.data.xpos[body].copy(), self.data.xmat[body].reshape(3, 3).copy()
 
-    def hand_position(self) -> np.ndarray:
-        return self.data.site(PALM_SITE[self.side]).xpos.copy()
+    def hand_position(self, arm: str | None = None) -> np.ndarray:
+        return self.data.site(PALM_SITE[arm or self.arm]).xpos.copy()
 
-    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None) -> tuple[dict[str, float], float]:
+    @property
+    def ik(self) -> ArmIK:
+        return self.iks[self.arm]
+
+    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None, rotation: np.ndarray | None = None,
+                 orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
+        qpos = self._qpos_with(seed)
+        return self.ik.solve(qpos, np.asarray(target, float), rotation, orientation_cost)
+
+    def _qpos_with(self, joints: dict[str, float] | None) -> np.ndarray:
+        """Current qpos with the actuated joints set to their commanded targets, overridden by `joints`:
+        planning starts from where the servos are going, not from where physics lags behind."""
         qpos = self.data.qpos.copy()
-        for name, value in (seed or {}).items():
+        for name, value in (joints or {}).items():
             qpos[self.model.joint(name).qposadr[0]] = value
-        return self.ik.solve(qpos, np.asarray(target, float))
+        return qpos
+
+    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
+        held = None
+        if self._held is not None:
+            hand = self.model.body(HAND_BODY[self._held_arm]).id
+            held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
+        return self._check.touching(self._qpos_with(target), ignore, held)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         m, d = self.model, self.data
@@ -119,17 +143,35 @@ class SimRobot(Robot):
             collisions |= self._hard_contacts()
         return MotionReport(completed=True, collisions=sorted(collisions))
 
-    def grasp(self, name: str) -> bool:
-        pose = self.object_pose(name)
-        if pose is None or self._held is not None:
-            return False
-        top = pose[0] + pose[1] @ np.array([0, 0, self.scene.object(name).half_height])
-        if np.linalg.norm(self.hand_position() - top) > self.config.grasp.radius + self.config.grasp.clearance:
-            return False
-        eq = self.model.equality(weld_name(self.side, self.scene.object(name))).id
-        hand = self.model.body(HAND_BODY[self.side]).id
-        obj = self._object_body[name]
-        # Weld at the current relative pose: eq_data = anchor(3), relpos(3), relquat(4), torquescale.
+    def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
+        """One smooth motion through all waypoints: piecewise-linear in joint space, with a cosine time
+        scaling over the whole path so the arm starts and stops gently but does not stop at each waypoint."""
+        m, d = self.model, self.data
+        names = list(dict.fromkeys(k for t in targets for k in t))
+        ids = np.array([m.actuator(n).id for n in names])
+        knots = [d.ctrl[ids].copy()]
+        for t in targets:
+            knots.append(np.array([t.get(n, knots[-1][i]) for i, n in enumerate(names)]))
+        knots = np.array(knots)
+        cum = np.concatenate([[0.0], np.cumsum(times)])
+        total = float(cum[-1])
+        steps = max(1, int(round(total / m.opt.timestep)))
+        collisions: set[str] = set()
+        for k in range(steps + int(TRACK_S / m.opt.timestep)):
+            if self.estop.engaged:
+                self._set_ctrl_from_qpos()
+                return MotionReport(completed=False, collisions=sorted(collisions), stopped_by_estop=True)
+            s = min(1.0, (k + 1) / steps)
+            tau = total * (0.5 - 0.5 * np.cos(np.pi * s))
+            seg = min(int(np.searchsorted(cum, tau, side="right")) - 1, len(targets) - 1)
+            frac = (tau - cum[seg]) / max(cum[seg + 1] - cum[seg], 1e-9)
+            d.ctrl[ids] = knots[seg] + (knots[seg + 1] - knots[seg]) * min(1.0, frac)
+            self._step()
+            collisions |= self._hard_contacts()
+        return MotionReport(completed=True, collisions=sorted(collisions))
+
+    def _rel_pose(self, hand: int, obj: int) -> tuple[np.ndarray, np.ndarray]:
+        """The object's pose in the hand body's frame: (relpos, relquat)."""
         hpos, hquat = self.data.xpos[hand], self.data.xquat[hand]
         opos, oquat = self.data.xpos[obj], self.data.xquat[obj]
         inv = np.zeros(4)
@@ -138,18 +180,31 @@ class SimRobot(Robot):
         mujoco.mju_rotVecQuat(relpos, opos - hpos, inv)
         relquat = np.zeros(4)
         mujoco.mju_mulQuat(relquat, inv, oquat)
+        return relpos, relquat
+
+    def grasp(self, name: str) -> bool:
+        pose = self.object_pose(name)
+        if pose is None or self._held is not None:
+            return False
+        top = pose[0] + pose[1] @ np.array([0, 0, self.scene.object(name).half_height])
+        if np.linalg.norm(self.hand_position() - top) > self.config.grasp.radius + self.config.grasp.clearance:
+            return False
+        eq = self.model.equality(weld_name(self.arm, self.scene.object(name))).id
+        hand = self.model.body(HAND_BODY[self.arm]).id
+        # Weld at the current relative pose: eq_data = anchor(3), relpos(3), relquat(4), torquescale.
+        relpos, relquat = self._rel_pose(hand, self._object_body[name])
         self.model.eq_data[eq, 0:3] = 0.0
         self.model.eq_data[eq, 3:6] = relpos
         self.model.eq_data[eq, 6:10] = relquat
         self.model.eq_data[eq, 10] = 1.0
         self.data.eq_active[eq] = 1
-        self._held = name
+        self._held, self._held_arm = name, self.arm
         return True
 
     def release(self) -> str | None:
-        name, self._held = self._held, None
+        name, arm, self._held, self._held_arm = self._held, self._held_arm, None, None
         if name is not None:
-            self.data.eq_active[self.model.equality(weld_name(self.side, self.scene.object(name))).id] = 0
+            self.data.eq_active[self.model.equality(weld_name(arm, self.scene.object(name))).id] = 0
         return name
 
     def held_object(self) -> str | None:
@@ -168,16 +223,18 @@ class SimRobot(Robot):
             time.sleep(max(0.0, self.model.opt.timestep - (time.perf_counter() - t0)))
 
     def _hard_contacts(self) -> set[str]:
-        """Objects (other than the held one) pushed by the robot harder than motion.collision_force."""
+        """Objects (other than the held one) pushed by the robot, or by what it holds, harder than
+        motion.collision_force."""
         hits: set[str] = set()
         force = np.zeros(6)
         body_to_name = {b: n for n, b in self._object_body.items()}
+        held = self._object_body.get(self._held) if self._held else None
         for i in range(self.data.ncon):
             c = self.data.contact[i]
-            b1, b2 = self.model.geom_bodyid[c.geom1], self.model.geom_bodyid[c.geom2]
+            b1, b2 = int(self.model.geom_bodyid[c.geom1]), int(self.model.geom_bodyid[c.geom2])
             for rb, ob in ((b1, b2), (b2, b1)):
-                name = body_to_name.get(int(ob))
-                if rb in self._robot_bodies and name and name != self._held:
+                name = body_to_name.get(ob)
+                if (rb in self._robot_bodies or rb == held) and name and name != self._held:
                     mujoco.mj_contactForce(self.model, self.data, i, force)
                     if abs(force[0]) > self.config.motion.collision_force:
                         hits.add(name)
@@ -195,3 +252,54 @@ class SimRobot(Robot):
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
+
+
+class _ClearanceChecker:
+    """Kinematic collision check on a private copy of the model whose object and table geoms carry a contact
+    margin: a robot (or held-object) geom closer than the margin to a geom of another object or the table
+    produces a contact. Physics is never stepped here; only positions are set and collisions detected."""
+
+    def __init__(self, model: mujoco.MjModel, robot_bodies: set[int], object_body: dict[str, int],
+                 margin: float) -> None:
+        import copy
+
+        self.model = copy.deepcopy(model)
+        self.data = mujoco.MjData(self.model)
+        self.robot_bodies = robot_bodies
+        self.body_name = {b: n for n, b in object_body.items()}
+        self.table = self.model.geom("table_top").id
+        for g in range(self.model.ngeom):
+            if self.model.geom_bodyid[g] in self.body_name:
+                self.model.geom_margin[g] = margin
+
+    def touching(self, qpos: np.ndarray, ignore: set[str],
+                 held: tuple[int, int, tuple[np.ndarray, np.ndarray]] | None) -> list[str]:
+        m, d = self.model, self.data
+        d.qpos[:] = qpos
+        held_body = None
+        if held is not None:  # carry the held object with the hand at its welded relative pose
+            held_body, hand, (relpos, relquat) = held
+            mujoco.mj_kinematics(m, d)
+            pos = d.xpos[hand] + d.xmat[hand].reshape(3, 3) @ relpos
+            quat = np.zeros(4)
+            mujoco.mju_mulQuat(quat, d.xquat[hand], relquat)
+            adr = m.jnt_qposadr[m.body_jntadr[held_body]]
+            d.qpos[adr:adr + 3] = pos
+            d.qpos[adr + 3:adr + 7] = quat
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_collision(m, d)
+        hits: set[str] = set()
+        for i in range(d.ncon):
+            c = d.contact[i]
+            b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
+            for mover, other, og in ((b1, b2, c.geom2), (b2, b1, c.geom1)):
+                if mover not in self.robot_bodies and mover != held_body:
+                    continue
+                if other in self.robot_bodies or other == held_body:
+                    continue
+                name = "table" if og == self.table else self.body_name.get(other)
+                if name == "table" and c.dist > -TABLE_TOUCH:
+                    continue  # fingertips resting on the table top are fine; pressing into it is not
+                if name and name not in ignore:
+                    hits.add(name)
+        return sorted(hits)

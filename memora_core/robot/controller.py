@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall, UnknownPrimitive, parse_step
-from memora_core.robot.robot import Robot, SceneObject
+from memora_core.robot.robot import GraspPose, Robot, SceneObject
 from memora_core.schemas.plan import PlanStep
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,7 @@ class RuleBasedController:
         self.regions = {k.lower(): np.array(v, float) for k, v in regions.items()}
         self.tallest = tallest_object
         self._origin: dict[str, np.ndarray] = {}  # where each object was picked from (for pour's put-back)
+        self._pose: GraspPose = self.cfg.motion.grasp_poses[0]  # hand orientation of the current/last grasp
 
     # --- names ---------------------------------------------------------------------------------------
     def objects(self) -> list[SceneObject]:
@@ -125,50 +126,124 @@ class RuleBasedController:
             return StepResult(**base, success=False, reason=FailureReason.NOT_ALLOWED, detail=str(exc))
 
     # --- motion building blocks --------------------------------------------------------------------
+    def _rotation(self) -> np.ndarray:
+        """World orientation of the palm frame for the current grasp pose: turned about z toward the midline
+        (the right hand turns left, the left hand right), then fingers pitched down about the hand's y."""
+        t = np.radians(self._pose.pitch_deg)
+        c, s = np.cos(t), np.sin(t)
+        pitch = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+        a = np.radians(self._pose.yaw_deg) * (1.0 if self.robot.arm == "right" else -1.0)
+        ca, sa = np.cos(a), np.sin(a)
+        yaw = np.array([[ca, -sa, 0.0], [sa, ca, 0.0], [0.0, 0.0, 1.0]])
+        return yaw @ pitch
+
     def _cruise_z(self) -> float:
-        """Palm height for transit: clear of the tallest object, plus what hangs below the hand."""
+        """Palm height for transit: whatever hangs below the palm (the held object, else the fingers) clears
+        the tallest standing object by `carry_margin`."""
         held = self.robot.held_object()
-        below = 0.0
+        tops = [2 * o.half_height for o in self.objects() if o.name != held]
+        tallest = max(tops, default=0.0)
+        below = self.cfg.motion.hand_below
         if held:
             o = self._require(held)
-            below = 2 * o.half_height + self.cfg.grasp.clearance
-        return self.table_z + max(self.tallest + self.cfg.grasp.clearance + 0.04,
-                                  self.cfg.motion.lift_height + below)
+            pos, _ = self.robot.object_pose(held)
+            below = max(below, float(self.robot.hand_position()[2] - (pos[2] - o.half_height)))
+        return self.table_z + tallest + self.cfg.motion.carry_margin + below
 
-    def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint") -> None:
+    def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
+                   start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None) -> list[dict[str, float]]:
+        """IK waypoints along the straight palm line to `point`, each checked for reach and clearance.
+        Raises PrimitiveFailure (unreachable / collision) before anything moves."""
         point = np.asarray(point, float)
         try:
             self.robot.limits.check_workspace(point)
         except LimitViolation as exc:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: {exc}") from exc
-        q, err = self.robot.solve_ik(point)
-        if err > self.cfg.ik.tolerance:
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(point, 3).tolist()}: IK residual "
-                                   f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
+        hand = self.robot.hand_position() if start_xyz is None else start_xyz
+        n = max(1, int(np.ceil(np.linalg.norm(point - hand) / self.cfg.motion.path_step)))
+        seed, path = start, []
+        rot, cost = self._rotation(), self._pose.orientation_cost
+        for i in range(1, n + 1):
+            p = hand + (point - hand) * i / n
+            q, err = self.robot.solve_ik(p, seed=seed, rotation=rot, orientation_cost=cost)
+            # Intermediate points may cut a corner a little; the end point must be reached.
+            if err > self.cfg.ik.tolerance * (1 if i == n else 2):
+                raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(p, 3).tolist()}: IK residual "
+                                       f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
+            hits = self.robot.clearance(q, ignore)
+            if hits:
+                raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(p, 3).tolist()} "
+                                       f"blocked by {', '.join(hits)}")
+            path.append(q)
+            seed = q
+        return path
+
+    def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint") -> None:
+        point = np.asarray(point, float)
+        ignore = set(ignore or set())
+        path = self._plan_line(point, ignore, what)
         dist = float(np.linalg.norm(point - self.robot.hand_position()))
-        duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed,
-                       self.robot.limits.min_duration(self.robot.joint_positions(), q) * 1.1)
-        report = self.robot.command(q, duration)
+        duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed)
+        report = self.robot.command_path(path, duration)
         if report.stopped_by_estop:
             raise EStopActive("e-stop engaged during motion")
-        hits = set(report.collisions) - (ignore or set())
+        hits = set(report.collisions) - ignore
         if hits:
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: arm hit {', '.join(sorted(hits))}")
         gap = float(np.linalg.norm(self.robot.hand_position() - point))
         if gap > 3 * self.cfg.ik.tolerance:  # IK said yes but the arm did not get there: something blocks it
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short")
 
-    def _transit(self, above_xy: np.ndarray, ignore: set[str]) -> None:
-        """Rise to cruise height, travel level, arriving above `above_xy`."""
+    def _transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0) -> None:
+        """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
+        cannot reach at cruise height is approached at a lower level if that is still clear."""
         hand = self.robot.hand_position()
-        z = self._cruise_z()
-        ready = self.regions.get("home")
-        if ready is not None and hand[0] < ready[0] - 0.05:
-            self._go(np.array([ready[0], ready[1], max(ready[2], z)]), ignore, "ready")
+        levels = [max(z, min_z) for z in self._cruise_levels()]
+        z = levels[0]
+        if hand[0] < self.cfg.motion.stow_x - 0.02:  # tucked beside the hip: first up in front of the shoulder
+            self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), ignore, "ready")
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            self._go(np.array([hand[0], hand[1], z]), ignore, "lift")
-        self._go(np.array([above_xy[0], above_xy[1], z]), ignore, "carry")
+            self._go(np.array([hand[0], hand[1], z]), ignore | {"table"} if hand[2] < self.table_z + 0.02
+                     else ignore, "lift")
+        failure = None
+        for level in levels:
+            try:
+                if abs(self.robot.hand_position()[2] - level) > 0.01:
+                    h = self.robot.hand_position()
+                    self._plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
+                                    start_xyz=np.array([h[0], h[1], level]))  # check before descending
+                    self._go(np.array([h[0], h[1], level]), ignore, "carry level")
+                self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
+                return
+            except PrimitiveFailure as f:
+                failure = failure or f
+                if f.reason is not FailureReason.UNREACHABLE:
+                    raise
+        raise failure
+
+    def _touching_now(self) -> set[str]:
+        return set(self.robot.clearance(self.robot.joint_positions(), set()))
+
+    def _stow(self, arm: str) -> None:
+        """Take `arm` out of the way: up to cruise height, back to the table edge, then its home joints."""
+        if arm == self.robot.arm and self.robot.held_object() is None:
+            hand = self.robot.hand_position()
+            if hand[2] > self.table_z - 0.05:  # it is up at the table, not already tucked
+                z = max(self._cruise_z(), hand[2])
+                self._go(np.array([hand[0], hand[1], z]), {"table"}, "stow")
+                self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow")
+        home = {k: v for k, v in self.cfg.home.items() if k.startswith(arm)}
+        home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
+        home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home
+                     and "hand" not in j})
+        self.robot.command(home, self.cfg.motion.min_segment_s * 2)
+
+    def _select_arm(self, arm: str) -> None:
+        if arm != self.robot.arm:
+            other = self.robot.arm
+            self._stow(other)
+            self.robot.use_arm(arm)
 
     def _require(self, name: str) -> SceneObject:
         for o in self.objects():
@@ -192,7 +267,37 @@ class RuleBasedController:
             raise PrimitiveFailure(FailureReason.SLIPPED, f"{name} drifted away from the hand")
 
     # --- primitives ---------------------------------------------------------------------------------
-    def _pick(self, call: PrimitiveCall) -> None:
+    def _arm_order(self, y: float) -> list[str]:
+        """The arm on the object's side first; the other as a fallback."""
+        first = "left" if y >= self.cfg.motion.left_arm_min_y else "right"
+        return [a for a in (first, "right" if first == "left" else "left") if a in self.cfg.arms]
+
+    def _choose_grasp(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str],
+                      arms: list[str] | None = None) -> tuple[str, GraspPose]:
+        """The first (arm, hand orientation), in a fixed rule order, for which the vertical descent from
+        cruise height to the grasp point is reachable and keeps clear of every other object and the table."""
+        current, failures = self.robot.arm, []
+        above = np.array([grasp_pt[0], grasp_pt[1], max(self._cruise_z(),
+                                                         grasp_pt[2] + self.cfg.motion.approach_height)])
+        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+        try:
+            for arm in arms or self._arm_order(float(grasp_pt[1])):
+                self.robot.use_arm(arm)
+                for pose in self.cfg.motion.grasp_poses:
+                    self._pose = pose
+                    try:
+                        q_above = self._plan_line(above, ignore, "above", start_xyz=above)[-1]
+                        q_pre = self._plan_line(pre, ignore, "pre-grasp", q_above, above)[-1]
+                        self._plan_line(grasp_pt, ignore, "approach", q_pre, pre)
+                        return arm, pose
+                    except PrimitiveFailure as f:
+                        failures.append(f)
+        finally:
+            self.robot.use_arm(current)
+        worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
+        raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}")
+
+    def _pick(self, call: PrimitiveCall, arms: list[str] | None = None) -> None:
         obj = self._find(call.object, "object")
         held = self.robot.held_object()
         if held == obj.name:
@@ -206,13 +311,19 @@ class RuleBasedController:
         top = pos + np.array([0, 0, obj.half_height])
         grasp_pt = top + np.array([0, 0, self.cfg.grasp.clearance])
         ignore = {obj.name}
-        self._transit(grasp_pt[:2], ignore)                                        # pre-grasp (above)
+        arm, pose = self._choose_grasp(obj, grasp_pt, ignore, arms)
+        self._select_arm(arm)
+        self._pose = pose
+        self._transit(grasp_pt[:2], ignore)                                        # above the object
         self._go(grasp_pt + [0, 0, self.cfg.motion.approach_height], ignore, "pre-grasp")
         self._go(grasp_pt, ignore, "approach")                                       # approach
         if not self.robot.grasp(obj.name):                                           # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}")
-        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.lift_height], set(), "lift")  # lift
+        # Lift straight up: the table the object rests on, and whatever the hand already touches, is left
+        # behind by a vertical move, so neither is an obstacle for it.
+        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.lift_height],
+                 {"table"} | self._touching_now(), "lift")
         self._check_held(obj.name)
         start = self._origin[obj.name]
         now, _ = self.robot.object_pose(obj.name)
@@ -239,31 +350,100 @@ class RuleBasedController:
         tol = max(self.cfg.motion.place_tolerance, rec.radius * 0.8) if relation == "in" else self.cfg.motion.place_tolerance
         return np.array([pos[0], pos[1], rim]), tol, rec.name, rec.radius
 
+    def _release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str],
+                       slack: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(palm point where the held object's bottom is just above the landing point, palm-minus-object
+        offset, landing point), after checking that the current arm can lower it there without touching
+        anything else. The landing point is `goal`, else one shifted by `slack` toward each side (a neighbour
+        may crowd one side of a bowl)."""
+        hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
+        shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
+                                  for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)] if slack > 0 else [np.zeros(3)]
+        failure = None
+        for shift in shifts:
+            land = goal + shift
+            release = land + np.array([0, 0, obj.half_height + self.cfg.motion.release_gap]) + hang
+            for z in self._cruise_levels():
+                above = np.array([release[0], release[1], z])
+                try:
+                    q_above = self._plan_line(above, ignore, "carry", start_xyz=above)[-1]
+                    self._plan_line(release, ignore, "lower", q_above, above)
+                    return release, hang, land
+                except PrimitiveFailure as f:
+                    failure = failure or f
+        raise failure
+
+    def _cruise_levels(self) -> list[float]:
+        """Cruise height, then two lower ones for far targets the arm cannot reach that high (the
+        clearance check decides whether a lower one is still clear)."""
+        z = self._cruise_z()
+        return [z, z - 0.05, z - 0.10]
+
     def _place(self, call: PrimitiveCall) -> float:
         obj = self._ensure_held(call.object)
         goal, tol, receptacle, _ = self._target_point(call.target or "", call.relation)
+        target_xy = goal[:2].copy()  # the error is always measured against the target's centre
         if receptacle == obj.name:
             raise PrimitiveFailure(FailureReason.NOT_ALLOWED, "cannot place an object in itself")
         ignore = {obj.name} | ({receptacle} if receptacle else set())
-        hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]  # palm relative to object centre
-        self._transit(goal[:2] + hang[:2], ignore)                                    # carry
+        if receptacle is None:
+            ignore.add("table")  # putting it down on the table: the object's bottom meets the table
+        slack = max(0.0, tol - self.cfg.motion.place_tolerance * 0.5)
+        try:
+            release, hang, goal = self._release_point(obj, goal, ignore, slack)
+        except PrimitiveFailure as first:
+            if not self._hand_off(obj):
+                raise first
+            release, hang, goal = self._release_point(obj, goal, ignore, slack)
+        self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
         self._check_held(obj.name)
-        release_centre = goal + np.array([0, 0, obj.half_height + 0.012])
-        self._go(release_centre + hang + [0, 0, 0.04], ignore, "lower")             # lower
-        self._go(release_centre + hang, ignore, "lower")
+        self._go(release + [0, 0, self.cfg.motion.approach_height], ignore, "lower")   # lower
+        # Correct for hand-orientation drift during the carry: aim the object itself at the goal.
+        pos, _ = self.robot.object_pose(obj.name)
+        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], 0.0])
+        self._go(release + fix, ignore, "lower")
         self._check_held(obj.name)
         self.robot.release()                                                          # release
         self.robot.settle(self.cfg.motion.settle_s)
         hand = self.robot.hand_position()
-        self._go(hand + [0, 0, self.cfg.motion.approach_height], ignore, "retract")    # retract
+        self._go(hand + [0, 0, self.cfg.motion.approach_height], ignore | {"table"} | self._touching_now(),
+                 "retract")                                                                  # retract
         self.robot.settle(self.cfg.motion.settle_s)
         pos, rot = self.robot.object_pose(obj.name)
-        err = float(np.hypot(pos[0] - goal[0], pos[1] - goal[1]))
+        err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
         if err > tol:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} landed {err * 100:.1f} cm from target")
         if rot[2, 2] < 0.7 and not (receptacle and call.relation == "in"):
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
+
+    def _free_spot(self, obj: SceneObject) -> np.ndarray | None:
+        """A free table spot in the hand-off zone (reachable by both arms), farthest from everything else."""
+        lo, hi = np.array(self.cfg.motion.handoff_zone[0]), np.array(self.cfg.motion.handoff_zone[1])
+        others = [o for o in self.objects() if o.name != obj.name and o.position is not None]
+        best, best_gap = None, 0.0
+        for x in np.arange(lo[0], hi[0] + 1e-9, 0.02):
+            for y in np.arange(lo[1], hi[1] + 1e-9, 0.02):
+                gap = min((np.hypot(x - o.position[0], y - o.position[1]) - o.radius - obj.radius
+                           for o in others), default=1.0)
+                if gap > best_gap:
+                    best, best_gap = np.array([x, y]), gap
+        return best if best_gap >= self.cfg.motion.handoff_gap else None
+
+    def _hand_off(self, obj: SceneObject) -> bool:
+        """The held object cannot be brought to its goal by this arm: put it down in the hand-off zone and
+        pick it up with the other arm. False when there is no other arm or no free spot."""
+        other = [a for a in self.cfg.arms if a != self.robot.arm]
+        spot = self._free_spot(obj)
+        if not other or spot is None:
+            return False
+        log.info("handing %s over from the %s to the %s arm at %s", obj.name, self.robot.arm, other[0],
+                 np.round(spot, 3).tolist())
+        self._put_down_at(obj, spot)
+        self.robot.settle(self.cfg.motion.settle_s)
+        # Only the other arm: by the object's side the rule would choose the same arm again.
+        self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
+        return True
 
     def _pour(self, call: PrimitiveCall) -> None:
         obj = self._ensure_held(call.object)
@@ -275,9 +455,9 @@ class RuleBasedController:
         above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + 0.06])
         self._transit(above[:2] + hang[:2], {obj.name, cup.name})
         self._go(above + hang, {obj.name, cup.name}, "pour pose")
-        roll = f"{self.cfg.arm}_wrist_roll_joint"
+        roll = f"{self.robot.arm}_wrist_roll_joint"
         q = self.robot.joint_positions()
-        sign = 1.0 if self.cfg.arm == "right" else -1.0
+        sign = 1.0 if self.robot.arm == "right" else -1.0
         tilt_max = 0.0
         for target in (q[roll] + sign * self.cfg.motion.pour_angle,):
             self.robot.command({roll: target})
@@ -296,12 +476,13 @@ class RuleBasedController:
 
     def _put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
+        ignore = {obj.name, "table"}
         self._transit(xy + hang[:2], {obj.name})
-        centre = np.array([xy[0], xy[1], self.table_z + obj.half_height + 0.012])
-        self._go(centre + hang, {obj.name}, "lower")
+        centre = np.array([xy[0], xy[1], self.table_z + obj.half_height + self.cfg.motion.release_gap])
+        self._go(centre + hang, ignore, "lower")
         self.robot.release()
         self.robot.settle(self.cfg.motion.settle_s)
-        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.approach_height], {obj.name}, "retract")
+        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.approach_height], ignore, "retract")
 
     def _give(self, call: PrimitiveCall) -> float:
         obj = self._ensure_held(call.object)

@@ -34,6 +34,17 @@ class IKConfig(_Cfg):
     orientation_cost: float = Field(ge=0)
 
 
+class GraspPose(_Cfg):
+    """A hand orientation the controller may grasp with: fingers pitched `pitch_deg` below the horizontal
+    (0: level, palm facing the midline; 90: fingers straight down) and turned `yaw_deg` from forward toward
+    the body's midline (90: the hand comes in from the arm's own side, fingers pointing across), held with
+    `orientation_cost` in the IK (0: free)."""
+    name: str
+    pitch_deg: float = Field(ge=0, le=90)
+    yaw_deg: float = Field(default=0.0, ge=-90, le=90)
+    orientation_cost: float = Field(ge=0)
+
+
 class MotionConfig(_Cfg):
     lift_height: float = Field(gt=0)
     approach_height: float = Field(gt=0)
@@ -44,6 +55,21 @@ class MotionConfig(_Cfg):
     collision_force: float = Field(gt=0)
     pour_angle: float
     pour_hold_s: float = Field(ge=0)
+    # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
+    # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
+    path_step: float = Field(default=0.05, gt=0)
+    clearance_margin: float = Field(default=0.01, ge=0)
+    carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
+    # Arm choice: objects left of this y (world) are tried with the left arm first, the rest with the right.
+    left_arm_min_y: float = 0.0
+    hand_below: float = Field(default=0.06, ge=0)        # how far fingers reach below the palm in transit
+    release_gap: float = Field(default=0.012, ge=0)      # a placed object is let go this far above its support
+    stow_x: float = 0.15                                 # palm x (world) behind the table edge before tucking an arm
+    # Where an object is put down to pass it to the other arm (x/y box, world), and the free gap it needs.
+    handoff_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.32, -0.15), (0.45, 0.05))
+    handoff_gap: float = Field(default=0.03, ge=0)
+    grasp_poses: list[GraspPose] = Field(default_factory=lambda: [GraspPose(name="forward", pitch_deg=0.0,
+                                                                             orientation_cost=0.05)])
 
 
 class DDSConfig(_Cfg):
@@ -66,7 +92,8 @@ class PhysicsConfig(_Cfg):
 class RobotConfig(_Cfg):
     type: Literal["sim", "unitree_g1"]
     scene: str = "scenes/kitchen.yaml"
-    arm: Literal["right", "left"] = "right"
+    arm: Literal["right", "left"] = "right"      # the default arm
+    arms: list[Literal["right", "left"]] = Field(default_factory=lambda: ["right", "left"])  # arms the controller may use
     home: dict[str, float] = Field(default_factory=dict)
     limits: LimitsConfig
     grasp: GraspConfig
@@ -133,11 +160,33 @@ class Robot(ABC):
         """(position, 3x3 rotation) of a named object, or None when it is not there."""
 
     @abstractmethod
-    def hand_position(self) -> np.ndarray: ...
+    def hand_position(self, arm: str | None = None) -> np.ndarray:
+        """The palm of `arm` (default: the active arm)."""
 
     @abstractmethod
-    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None) -> tuple[dict[str, float], float]:
-        """Joint targets putting the palm at `target`, and the remaining position error (m)."""
+    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None, rotation: np.ndarray | None = None,
+                 orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
+        """Joint targets (active arm + waist) putting the palm at `target`, optionally with the palm frame's
+        world orientation `rotation`, starting from the current joints overridden by `seed`; and the remaining
+        position error (m)."""
+
+    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
+        """What the robot (and what it holds) would touch at joint targets `target`: object names not in
+        `ignore`, and "table" unless ignored. Backends without a world model return [] (nothing known)."""
+        return []
+
+    # --- arm selection -----------------------------------------------------------------------------
+    @property
+    def arm(self) -> str:
+        return getattr(self, "_arm", self.config.arm)
+
+    def use_arm(self, arm: str) -> None:
+        """Make `arm` the one IK, motion and grasping act on. Refused while the other hand holds something."""
+        if arm not in self.config.arms:
+            raise ValueError(f"arm {arm!r} is not enabled (arms: {self.config.arms})")
+        if self.held_object() is not None and arm != self.arm:
+            raise ValueError(f"cannot switch to the {arm} arm while the {self.arm} hand holds {self.held_object()}")
+        self._arm = arm
 
     @abstractmethod
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport: ...
@@ -172,6 +221,42 @@ class Robot(ABC):
         duration = max(duration_s if duration_s is not None else needed, 1e-3)
         self.limits.check(current, target, duration)
         return self._move(target, duration)
+
+    def command_path(self, targets: list[dict[str, float]], duration_s: float) -> MotionReport:
+        """Move through a sequence of joint targets in `duration_s` (time shared by joint distance). Every
+        waypoint is limit-checked, and the whole path too, before the first one is sent."""
+        if self.estop.engaged:
+            raise EStopActive("e-stop engaged")
+        if not targets:
+            return MotionReport(completed=True)
+        current = self.joint_positions()
+        prev, lengths = current, []
+        for t in targets:
+            lengths.append(max(abs(v - prev.get(k, v)) for k, v in t.items()) if t else 0.0)
+            prev = {**prev, **t}
+        total = sum(lengths)
+        # The shortest duration that keeps every segment under the velocity limit.
+        needed = total / self.config.limits.max_velocity * 1.05
+        duration = max(duration_s, needed, 1e-3)
+        prev = current
+        times = []
+        for t, length in zip(targets, lengths):
+            seg = duration * (length / total) if total > 0 else duration / len(targets)
+            self.limits.check(prev, t, max(seg, 1e-3))
+            times.append(seg)
+            prev = {**prev, **t}
+        return self._move_path(targets, times)
+
+    def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
+        """Default: one command per waypoint. Backends may blend them into one smooth motion."""
+        collisions: set[str] = set()
+        for t, dt in zip(targets, times):
+            rep = self._move(t, max(dt, 1e-3))
+            collisions |= set(rep.collisions)
+            if not rep.completed:
+                return MotionReport(completed=False, collisions=sorted(collisions),
+                                    stopped_by_estop=rep.stopped_by_estop)
+        return MotionReport(completed=True, collisions=sorted(collisions))
 
     def emergency_stop(self) -> None:
         self.estop.trigger()

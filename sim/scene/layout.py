@@ -25,12 +25,8 @@ def _slots(scene: SceneConfig) -> np.ndarray:
     return np.array([(x, y) for x in xs for y in ys])
 
 
-def sample_layout(scene: SceneConfig, seed: int, names: list[str] | None = None) -> Layout:
-    """Objects go to random slots of a grid over the reach region (jittered), biggest first, keeping a
-    clearance between footprints. Deterministic per seed."""
-    rng = np.random.default_rng(seed)
-    names = names if names is not None else [o.name for o in scene.objects]
-    slots = _slots(scene)
+def _try_place(scene: SceneConfig, names: list[str], rng: np.random.Generator,
+               slots: np.ndarray) -> dict[str, tuple[float, float, float]] | None:
     jitter = scene.layout.min_spacing / 6
     poses: dict[str, tuple[float, float, float]] = {}
     order = sorted(names, key=lambda n: (-scene.object(n).footprint_radius, rng.random()))
@@ -38,10 +34,25 @@ def sample_layout(scene: SceneConfig, seed: int, names: list[str] | None = None)
         spec = scene.object(name)
         for idx in rng.permutation(len(slots)):
             x, y = slots[idx] + rng.uniform(-jitter, jitter, size=2)
-            if all(np.hypot(x - px, y - py) >= spec.footprint_radius + scene.object(other).footprint_radius
-                   + CLEARANCE for other, (px, py, _) in poses.items()):
+            if all(np.hypot(x - px, y - py) >= max(scene.layout.min_spacing, spec.footprint_radius
+                   + scene.object(other).footprint_radius + CLEARANCE) for other, (px, py, _) in poses.items()):
                 poses[name] = (float(x), float(y), float(rng.uniform(-np.pi, np.pi)))
                 break
         else:
-            raise ValueError(f"layout seed {seed}: no free slot for {name!r}; enlarge the layout ranges")
-    return Layout(seed=seed, poses={n: poses[n] for n in names})
+            return None  # greedy placement painted itself into a corner; the caller starts over
+    return poses
+
+
+def sample_layout(scene: SceneConfig, seed: int, names: list[str] | None = None) -> Layout:
+    """Objects go to random slots of a grid over the reach region (jittered), biggest first, keeping
+    centres `layout.min_spacing` apart and footprints `CLEARANCE` apart; a placement that runs out of room
+    starts over (up to `layout.max_tries` times). Deterministic per seed."""
+    rng = np.random.default_rng(seed)
+    names = names if names is not None else [o.name for o in scene.objects]
+    slots = _slots(scene)
+    for _ in range(scene.layout.max_tries):
+        poses = _try_place(scene, names, rng, slots)
+        if poses is not None:
+            return Layout(seed=seed, poses={n: poses[n] for n in names})
+    raise ValueError(f"layout seed {seed}: objects do not fit after {scene.layout.max_tries} tries; "
+                     "enlarge the layout ranges")
