@@ -15,7 +15,7 @@ import time
 log = logging.getLogger(__name__)
 
 
-def run(domain: int, interface: str, seconds: float, seed: int = 0) -> dict:
+def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: bool = True) -> dict:
     import mujoco
     from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
     from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowState_
@@ -63,6 +63,10 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0) -> dict:
                 if mode[i]:  # mode 0: motor disabled, hold the current target
                     d.ctrl[a] = q[i]
         mujoco.mj_step(m, d)
+        if real_time:  # like the robot: physics time keeps pace with wall-clock time, never runs ahead
+            ahead = published * m.opt.timestep - (time.monotonic() - t0)
+            if ahead > 0:
+                time.sleep(ahead)
         for i in range(len(BODY_JOINTS_29)):
             state.motor_state[i].q = float(d.qpos[qadr[i]])
             state.motor_state[i].dq = float(d.qvel[vadr[i]])
@@ -81,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--interface", default="lo")
     p.add_argument("--seconds", type=float, default=3600.0)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--free-run", action="store_true", help="step physics as fast as possible (not real time)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    stats = run(args.domain, args.interface, args.seconds, args.seed)
+    stats = run(args.domain, args.interface, args.seconds, args.seed, real_time=not args.free_run)
     print(f"published {stats['published']} LowState at {stats['rate_hz']:.0f} Hz; received {stats['commands']} LowCmd")
     return 0
 

@@ -54,3 +54,52 @@ def test_lowcmd_lowstate_round_trip_between_processes():
         out, _ = bridge.communicate(timeout=30)
     assert bridge.returncode == 0, out
     assert "received" in out and "received 0 LowCmd" not in out, out
+
+
+def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
+    """The controller-side `unitree_g1` Robot publishes LowCmd to the sim bridge process and reads LowState
+    back: a joint command arrives, the rule-based controller moves the palm, bad commands and the e-stop
+    are refused before anything is sent."""
+    import numpy as np
+
+    from memora_core.robot import make_robot
+    from memora_core.robot.controller import FailureReason, RuleBasedController
+    from memora_core.robot.limits import EStopActive, LimitViolation
+    from memora_core.robot.primitives import Primitive, PrimitiveCall
+
+    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1",
+                               "--interface", "lo", "--seconds", "90"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=40)
+        assert robot.states_received > 0
+        before = robot.joint_positions()
+        assert abs(before["right_elbow_joint"] - 1.3) < 0.1  # the bridge starts in the sim's home pose
+
+        report = robot.command({"right_elbow_joint": 0.8}, 1.0)
+        assert report.completed
+        assert abs(robot.joint_positions()["right_elbow_joint"] - 0.8) < 0.05  # read back over rt/lowstate
+        assert robot.published > 50
+
+        sent = robot.published
+        with pytest.raises(LimitViolation):
+            robot.command({"right_elbow_joint": 5.0}, 2.0)                  # outside the joint range
+        with pytest.raises(LimitViolation):
+            robot.command({"right_elbow_joint": -0.5}, 0.1)                 # far too fast
+        assert robot.published == sent  # nothing was published for the refused commands
+
+        ctl = RuleBasedController(robot, 0.74, {"table center": (0.40, -0.15, 0.98)})
+        res = ctl.execute(PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center"))
+        assert res.success, res.detail
+        assert np.linalg.norm(robot.hand_position() - np.array([0.40, -0.15, 0.98])) < 0.03
+        res = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object="coke"))
+        assert not res.success and res.reason is FailureReason.OBJECT_MISSING  # no perception on this backend
+
+        robot.emergency_stop()
+        with pytest.raises(EStopActive):
+            robot.command({"right_elbow_joint": 1.0}, 2.0)
+        robot.close()
+    finally:
+        bridge.send_signal(signal.SIGINT)
+        out, _ = bridge.communicate(timeout=30)
+    assert bridge.returncode == 0, out

@@ -1,0 +1,215 @@
+"""The Unitree G1 as a `Robot` over the Unitree SDK (DDS): the same rule-based controller drives it by
+publishing `rt/lowcmd` (unitree_hg LowCmd_, CRC-stamped) and reading `rt/lowstate`. On hardware this talks
+to the G1 (domain 0, the robot's interface); in simulation to `python -m sim.unitree_bridge.bridge`
+(domain 1, `lo`).
+
+What the controller side computes locally: forward kinematics and mink IK on the G1 model (fixed pelvis),
+fed with the measured joint positions. Joint position/velocity limits and the e-stop are enforced by
+`Robot.command()` before anything is published, and checked again per published frame here.
+
+Not provided by this backend (honestly absent, not faked): object perception (so `scene_objects()` is empty
+unless an object source is given, and pick/place report `object_missing`), and the Dex3 hand (`grasp()`
+returns False)."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from memora_core.robot.limits import LimitViolation
+from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
+from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE, load_g1_model
+from sim.ik import ArmIK
+
+log = logging.getLogger(__name__)
+
+ObjectSource = Callable[[], list[SceneObject]]
+
+
+class UnitreeG1Robot(Robot):
+    def __init__(self, config: RobotConfig, domain: int | None = None, interface: str | None = None,
+                 state_timeout_s: float = 10.0, objects: ObjectSource | None = None, **_: object) -> None:
+        super().__init__(config)
+        from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
+        from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowCmd_
+        from unitree_sdk2py.idl.unitree_hg.msg.dds_ import LowCmd_, LowState_
+        from unitree_sdk2py.utils.crc import CRC
+
+        dds = config.dds
+        if dds is None or config.gains is None:
+            raise ValueError("the unitree_g1 robot config needs `dds` and `gains` sections")
+        self.domain = dds.domain if domain is None else domain
+        self.interface = dds.interface if interface is None else interface
+        self.period = 1.0 / dds.command_hz
+        self.model = load_g1_model()   # kinematics only: FK and IK, never stepped
+        self.data = mujoco.MjData(self.model)
+        self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
+                    for side in config.arms}
+        self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
+        self._objects = objects
+        self._crc = CRC()
+        self._cmd = unitree_hg_msg_dds__LowCmd_()
+        self._state_lock = threading.Lock()
+        self._q: np.ndarray | None = None
+        self._dq: np.ndarray | None = None
+        self._states = 0
+        self._bad_crc = 0
+        self._target: dict[str, float] = {}  # the last commanded joint targets
+        self.published = 0
+
+        ChannelFactoryInitialize(self.domain, self.interface)
+        self._pub = ChannelPublisher("rt/lowcmd", LowCmd_)
+        self._pub.Init()
+        self._sub = ChannelSubscriber("rt/lowstate", LowState_)
+        self._sub.Init(self._on_state, 10)
+        self.wait_for_state(state_timeout_s)
+        # Start by holding where the robot is (clipped into the safe ranges: a joint may rest on a stop).
+        margin = config.limits.position_margin
+        self._target = {n: float(np.clip(v, lo + margin, hi - margin)) for n, v in self.joint_positions().items()
+                        for lo, hi in [self.limits.ranges[n]]}
+
+    # --- DDS -------------------------------------------------------------------------------------------
+    def _on_state(self, msg) -> None:
+        if self._crc.Crc(msg) != msg.crc:
+            self._bad_crc += 1  # a corrupted frame is dropped, never acted on
+            return
+        n = len(BODY_JOINTS_29)
+        q = np.array([msg.motor_state[i].q for i in range(n)])
+        dq = np.array([msg.motor_state[i].dq for i in range(n)])
+        with self._state_lock:
+            self._q, self._dq = q, dq
+            self._states += 1
+
+    def wait_for_state(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._state_lock:
+                if self._q is not None:
+                    return
+            time.sleep(0.01)
+        raise TimeoutError(f"no rt/lowstate on domain {self.domain} ({self.interface}) within {timeout_s:.0f} s")
+
+    @property
+    def states_received(self) -> int:
+        with self._state_lock:
+            return self._states
+
+    def _publish(self, target: dict[str, float]) -> None:
+        """One LowCmd frame: every body motor in position mode, commanded joints at `target`, the rest held
+        at their last target. The last line of defence: a target outside the joint ranges is never sent."""
+        ranges = self.limits.ranges
+        margin = self.config.limits.position_margin
+        g = self.config.gains
+        for i, name in enumerate(BODY_JOINTS_29):
+            q = target.get(name, self._target.get(name))
+            lo, hi = ranges[name]
+            if q is None or not (lo + margin - 1e-6 <= q <= hi - margin + 1e-6):
+                raise LimitViolation(f"{name}: refusing to publish target {q}")
+            m = self._cmd.motor_cmd[i]
+            m.mode = 1
+            m.q = float(q)
+            m.dq = 0.0
+            m.tau = 0.0
+            leg = name in LEG_JOINTS
+            m.kp = g.kp_leg if leg else g.kp_arm
+            m.kd = g.kd_leg if leg else g.kd_arm
+        self._cmd.crc = self._crc.Crc(self._cmd)
+        self._pub.Write(self._cmd)
+        self.published += 1
+
+    # --- Robot interface -------------------------------------------------------------------------------
+    def joint_ranges(self) -> dict[str, tuple[float, float]]:
+        return {n: tuple(float(v) for v in self.model.jnt_range[self.model.joint(n).id]) for n in BODY_JOINTS_29}
+
+    def joint_positions(self) -> dict[str, float]:
+        with self._state_lock:
+            q = None if self._q is None else self._q.copy()
+        if q is None:
+            raise TimeoutError("no rt/lowstate received yet")
+        return {n: float(v) for n, v in zip(BODY_JOINTS_29, q)}
+
+    def scene_objects(self) -> list[SceneObject]:
+        return list(self._objects()) if self._objects else []
+
+    def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        for o in self.scene_objects():
+            if o.name == name and o.position is not None:
+                return np.array(o.position), np.eye(3)
+        return None
+
+    def _fk(self, joints: dict[str, float] | None = None) -> None:
+        self.data.qpos[:] = 0.0
+        for n, v in {**self.joint_positions(), **(joints or {})}.items():
+            self.data.qpos[self._qadr[n]] = v
+        mujoco.mj_kinematics(self.model, self.data)
+
+    def hand_position(self, arm: str | None = None) -> np.ndarray:
+        self._fk()
+        return self.data.site(PALM_SITE[arm or self.arm]).xpos.copy()
+
+    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None, rotation: np.ndarray | None = None,
+                 orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
+        self._fk(seed)
+        return self.iks[self.arm].solve(self.data.qpos.copy(), np.asarray(target, float), rotation, orientation_cost)
+
+    def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
+        """Stream interpolated targets at the command rate (smooth start and stop), then hold briefly so the
+        joints catch up. The e-stop is polled every frame: on it, the measured pose is held at once."""
+        start = {n: self._target.get(n, v) for n, v in self.joint_positions().items() if n in target}
+        t0 = time.monotonic()
+        end = t0 + duration_s
+        track_end = end + self.config.motion.settle_s
+        while True:
+            now = time.monotonic()
+            if self.estop.engaged:
+                self._hold_measured()
+                return MotionReport(completed=False, stopped_by_estop=True)
+            s = min(1.0, (now - t0) / duration_s)
+            w = 0.5 - 0.5 * np.cos(np.pi * s)
+            frame = {n: start[n] + (target[n] - start[n]) * w for n in target}
+            self._publish(frame)
+            if s >= 1.0:
+                self._target.update(target)
+                if now >= track_end or self._arrived(target):
+                    return MotionReport(completed=True)
+            time.sleep(self.period)
+
+    def _arrived(self, target: dict[str, float], tol: float = 0.02) -> bool:
+        q = self.joint_positions()
+        return all(abs(q[n] - v) < tol for n, v in target.items())
+
+    def _hold_measured(self) -> None:
+        """E-stop: command the measured joint positions (clipped into range) so the arm stops where it is."""
+        q = self.joint_positions()
+        margin = self.config.limits.position_margin
+        held = {n: float(np.clip(v, lo + margin, hi - margin)) for n, v in q.items()
+                for lo, hi in [self.limits.ranges[n]]}
+        self._target.update(held)
+        self._publish(held)
+
+    def grasp(self, name: str) -> bool:
+        return False  # Dex3 hand control (rt/dex3/*/cmd) is not part of this backend yet
+
+    def release(self) -> str | None:
+        return None
+
+    def held_object(self) -> str | None:
+        return None
+
+    def settle(self, seconds: float) -> None:
+        """Keep streaming the hold command (the G1 expects a steady command stream) for `seconds`."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if self.estop.engaged:
+                self._hold_measured()
+                return
+            self._publish({})
+            time.sleep(self.period)
+
+    def close(self) -> None:
+        self._sub.Close()
+        self._pub.Close()
