@@ -216,6 +216,15 @@ class Performer:
         s = self.cfg.hand.shoulder
         return math.atan2(point[1] - s[1], point[0] - s[0])
 
+    def _aim(self, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hand orientation pointing from the shoulder at `point` (palm down), and the rotation about the
+        vertical from the current hand yaw to it."""
+        yaw = self._yaw_to(point)
+        m = quat_to_mat(self.hand_q)
+        d = yaw - math.atan2(m[1, 0], m[0, 0])
+        c, s = math.cos(d), math.sin(d)
+        return yaw_quat(yaw), np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
     def _contents_top(self, container: str, exclude: str) -> float:
         """Highest top among objects lying in the container (things are stacked on what is there)."""
         c = self.pos(container)
@@ -336,10 +345,12 @@ class Performer:
                 raise DemoError(f"put {name}: {target!r} is not a container in this scene")
             dest = self.pos(target)
             rest_z = self._contents_top(target, name) + spec.half_height
-        offset = self.hand_p - self.pos(name)  # the hand keeps its grip (and yaw) while carrying
+        # the forearm turns to point at the destination; the held object turns with the hand
+        q, turn = self._aim(dest)
+        offset = turn @ (self.hand_p - self.pos(name))
         carry_z = self.scene.table.height + h.carry_clearance_m + spec.half_height
         start = self.t
-        self.move(self._dur(tm.carry_s), np.array([dest[0], dest[1], carry_z]) + offset, gaze=dest)
+        self.move(self._dur(tm.carry_s), np.array([dest[0], dest[1], carry_z]) + offset, q, gaze=dest)
         self.move(self._dur(tm.lower_s), np.array([dest[0], dest[1], rest_z + h.drop_m]) + offset)
         self._detach()
         key = self.t
@@ -356,7 +367,7 @@ class Performer:
         c = self.pos(container)
         rim = c[2] + cspec.half_height
         high = rim + 2 * spec.half_height + h.grip_m + 0.03  # the upright object clears the rim
-        upright = self.hand_q.copy()
+        upright, _ = self._aim(c)
         # tilt about the hand's forward axis, so the object's body swings sideways, its mouth down
         tilted = mul_quat(upright, axis_quat((1.0, 0.0, 0.0), math.radians(h.pour_tilt_deg)))
         self.move(self._dur(tm.pour_move_s), np.array([c[0], c[1], high]), gaze=c)
