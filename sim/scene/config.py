@@ -29,6 +29,8 @@ class LayoutSpec(_Cfg):
     y_range: Vec2
     min_spacing: float = Field(gt=0)
     max_tries: int = Field(default=400, ge=1)
+    # Table spots no object may cover (x, y, radius), e.g. where a person takes a handed-over object.
+    keep_clear: list[Vec3] = Field(default_factory=list)
 
 
 class ObjectSpec(_Cfg):

@@ -34,6 +34,8 @@ def _try_place(scene: SceneConfig, names: list[str], rng: np.random.Generator,
         spec = scene.object(name)
         for idx in rng.permutation(len(slots)):
             x, y = slots[idx] + rng.uniform(-jitter, jitter, size=2)
+            if any(np.hypot(x - cx, y - cy) < spec.footprint_radius + cr for cx, cy, cr in scene.layout.keep_clear):
+                continue
             if all(np.hypot(x - px, y - py) >= max(scene.layout.min_spacing, spec.footprint_radius
                    + scene.object(other).footprint_radius + CLEARANCE) for other, (px, py, _) in poses.items()):
                 poses[name] = (float(x), float(y), float(rng.uniform(-np.pi, np.pi)))

@@ -80,3 +80,20 @@ def test_plan_step_parsing_is_a_whitelist():
     assert parse_step(PlanStep(index=0, action="hand over", object="bread")).primitive.value == "give"
     with pytest.raises(UnknownPrimitive):
         parse_step(PlanStep(index=0, action="open", object="fridge"))
+
+
+def test_give_far_left_object_reaches_the_person_spot():
+    """An object at the far left is picked with the left arm (or passed between the arms) and handed over
+    at the person's spot at the right front corner."""
+    poses = {"bread": (0.42, 0.22, 0.0), "coca-cola bottle": (0.35, 0.05, 0.0),
+             "yellow bowl": (0.45, -0.20, 0.0), "fanta can": (0.50, -0.32, 0.0)}
+    robot = _robot(poses)
+    ctl = _controller(robot)
+    coke = robot.object_pose("coca-cola bottle")[0]
+    res = ctl.execute_step(PlanStep(index=0, action="hand over", object="bread"))
+    assert res.success, res.detail
+    person = robot.scene.regions["person"]
+    pos = robot.object_pose("bread")[0]
+    assert np.hypot(pos[0] - person[0], pos[1] - person[1]) < 0.04
+    assert robot.held_object() is None
+    assert np.linalg.norm(robot.object_pose("coca-cola bottle")[0] - coke) < 0.01  # tall neighbour untouched
