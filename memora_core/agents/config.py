@@ -37,12 +37,23 @@ class AgentSettings(_Cfg):
     max_answer_searches: int = Field(default=5, ge=0)
     top_k: int = Field(default=5, ge=1)
     max_plan_steps: int = Field(default=14, ge=1)
-    answer_min_support: float = Field(default=0.5, ge=0, le=1)
-    answer_margin: float = Field(default=0.05, ge=0, le=1)
+    answer_min_support: float = Field(default=0.3, ge=0, le=2)
+    answer_margin: float = Field(default=0.0, ge=0, le=1)
+    answer_min_coverage: float = Field(default=0.2, ge=0, le=1)
+    answer_top_k: int = Field(default=10, ge=1, le=20)
+    answer_context_before_s: float = Field(default=15.0, ge=0)
+    answer_context_after_s: float = Field(default=30.0, ge=0)
+    answer_embedder: str = Field(default="minilm", pattern="^(minilm|hashing|none)$")
+    answer_lexical_weight: float = Field(default=0.5, ge=0, le=1)
+    answer_trigger_min: float = Field(default=0.5, ge=0, le=1)
+    question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"
     semantic_retrieval: bool = False
     soft_task_verbs: list[str] = Field(default_factory=lambda: ["prepare", "make", "cook", "get", "do", "handle"])
     task_match_score: float = Field(default=0.75, ge=0, le=1.1)
+    min_task_coverage: float = Field(default=0.75, ge=0, le=1)
+    max_preferences: int = Field(default=8, ge=1, le=20)
+    max_preference_steps: int = Field(default=3, ge=0, le=10)
 
 
 class AgentsConfig(_Cfg):

@@ -141,9 +141,65 @@ def _steps_from_events(items: list[dict[str, Any]]) -> list[Step]:
                  e["text"].lower(), e.get("segment_id")) for e in items]
 
 
+def subtasks(instruction: str) -> list[Task]:
+    """'wash all the dishes, dry them, and put them away' -> three tasks; a clause without its own object
+    ('dry them') takes the previous clause's objects. 'prepare and knead the dough' stays one task."""
+    text = re.sub(r"^\s*(help|please)\s+p\d+\s+", "", instruction.strip().rstrip("."), flags=re.I)
+    # a new clause starts a verb phrase ('dry them', 'put them away'); 'plate, bowl, and cutlery' is one list
+    clause = re.compile(r"^(?:and\s+|then\s+)?\w+\s+(?:the|a|an|all|some|it|them|up|away|out|down|off)\b")
+    parts: list[str] = []
+    for seg in re.split(r",\s*|\s+(?=and\s+\w+\s+(?:the|a|an|all|some|it|them)\b)", text):
+        seg = seg.strip()
+        if seg and (not parts or clause.match(seg)):
+            parts.append(re.sub(r"^(?:and|then)\s+", "", seg))
+        elif seg:
+            parts[-1] += (", " if not seg.startswith("and") else " ") + seg
+    out: list[Task] = []
+    for p in parts:
+        t = parse_task(p)
+        if not t.objects and out:
+            t = Task(p, t.verb, list(out[-1].objects))
+        if t.objects or not out:
+            out.append(t)
+    if any(t.objects for t in out):
+        out = [t for t in out if t.objects]  # 'clear and clean the counter': a bare verb joins the next clause
+    return out if len(out) > 1 else [parse_task(instruction)]
+
+
+def coverage(task: Task, labels: list[str], soft_verbs: set[str]) -> float:
+    """How much of the task a candidate step sequence is about: half for doing the task's verb (a goal verb
+    such as 'prepare' is satisfied by any procedure), half for the share of the task's objects it handles."""
+    objs = set(tokens(task.obj))
+    have = {t for lbl in labels for t in tokens(lbl)}
+    verbs = {t for lbl in labels for t in tokens(split_label(lbl)[0])}
+    verb_ok = stem(task.verb) in verbs or task.verb in soft_verbs
+    return 0.5 * verb_ok + 0.5 * (len(objs & have) / len(objs) if objs else float(verb_ok))
+
+
+def merge_with_prior(prior: list[str], recalled: list[str]) -> list[str]:
+    """A transferred procedure completed by the generic task frame every planner knows: recalled steps keep
+    their order; a prior step whose verb the recalled procedure lacks is inserted where the frame puts it."""
+    out: list[str] = []
+    rest = list(recalled)
+    for p in prior:
+        pv = split_label(p)[0]
+        j = next((i for i, r in enumerate(rest) if split_label(r)[0] == pv), None)
+        if j is None:
+            out.append(p)
+        else:
+            out += rest[: j + 1]
+            rest = rest[j + 1:]
+    return out + rest
+
+
 # ------------------------------------------------------------------ planner
 class StructuredPlanner:
-    """`.plan(instruction) -> Plan`; deterministic; every tool call is logged in Plan.tool_calls."""
+    """`.plan(instruction) -> Plan`; deterministic; every tool call is logged in Plan.tool_calls.
+
+    Per (sub)task the candidates are a recalled episode (every memory family, through its own tools) and,
+    for full MEMORA, consolidated routines; the one that covers the task best wins (an exact episode beats a
+    canonical routine on ties, a routine beats a loosely related episode). Preferences then fill open tool /
+    place choices and add habitual follow-up steps; every object is grounded and located through memory."""
 
     kind = "structured"
 
@@ -151,10 +207,11 @@ class StructuredPlanner:
         self.memory = memory
         self.cfg = config or load_agents_config()
         self.family = getattr(memory, "family", "memora")
+        self._routines_cached: dict[str, list[dict]] = {}
 
     # budget: every planner gets the same number of tool calls
-    def _budget_left(self, log: CallLog) -> bool:
-        return len(log.calls) < self.cfg.agents.max_iterations
+    def _budget_left(self, log: CallLog, reserve: int = 0) -> bool:
+        return len(log.calls) + reserve < self.cfg.agents.max_iterations
 
     def _call(self, log: CallLog, tool: str, args: dict) -> ToolResult:
         if not self._budget_left(log):
@@ -164,31 +221,67 @@ class StructuredPlanner:
     def plan(self, instruction: str) -> Plan:
         task = parse_task(instruction)
         log = CallLog(self.memory)
+        self._routines_cached = {}
         plan = Plan(participant_id=self.memory.participant_id, instruction=instruction, planner=self.kind,
                     condition=self.memory.condition_id)
-        has_routines = "get_routine_skill" in self.memory.tool_names
         labels: list[tuple[str, list[Evidence]]] = []
+        parts = subtasks(instruction)
         if self.family != "parametric":
-            # direct match first (routine, then a recalled episode), then transfer of a same-verb procedure
-            for transfer in (False, True):
-                if has_routines and not labels:
-                    labels = self._from_routine(task, log, plan, transfer)
-                if not labels:
-                    labels = self._recall(task, log, plan, transfer)
-                if labels:
-                    break
+            for sub in parts:
+                labels += self._plan_subtask(sub, log, plan, reserve=1 if len(parts) > 1 else 0)
         if not labels:
             labels = self._from_template(task)
             plan.missing.append("no matching memory: plan from the task text alone")
         if "get_preferences" in self.memory.tool_names:
             labels = self._apply_preferences(task, labels, log, plan)
+        labels = _dedupe(labels)[: self.cfg.agents.max_plan_steps]
         plan.steps = [PlanStep(index=i, action=a, object=o, target=t, text=label, evidence=ev)
-                      for i, (label, ev) in enumerate(labels[: self.cfg.agents.max_plan_steps])
-                      for a, o, t in [split_label(label)]]
+                      for i, (label, ev) in enumerate(labels) for a, o, t in [split_label(label)]]
         self._ground(plan, log)
         plan.evidence = _unique_evidence([e for s in plan.steps for e in s.evidence])
         plan.tool_calls = log.calls
         return plan
+
+    def _plan_subtask(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
+        has_routines = "get_routine_skill" in self.memory.tool_names
+        soft = set(self.cfg.agents.soft_task_verbs)
+        cands: list[tuple[float, int, list[tuple[str, list[Evidence]]], str | None]] = []
+        if has_routines and self._budget_left(log, reserve):
+            for r in self._routines(task, log):
+                lbls = [st for st in r["steps"]]
+                ev = [Evidence.model_validate(e) for e in r["episodes"][:3]]
+                cov = coverage(task, [r["goal"], *lbls], soft)
+                cands.append((cov, 0, _dedupe([(st, ev) for st in lbls]), r["routine_id"]))
+        if self._budget_left(log, reserve + 1):
+            rec = self._recall(task, log, plan, transfer=False)
+            if rec:
+                cands.append((coverage(task, [lbl for lbl, _ in rec], soft), 1, rec, None))
+        best = max(cands, key=lambda c: (c[0], c[1]), default=None)
+        if best is not None and best[0] >= self.cfg.agents.min_task_coverage:
+            if best[3]:
+                plan.routine_id = plan.routine_id or best[3]
+            return best[2]
+        # nothing covers the task: transfer a same-verb procedure to the task's object
+        if has_routines:
+            for r in self._routines_cached.get(task.text, []):
+                if stem(task.verb) in tokens(r["goal"]) or any(stem(task.verb) in tokens(split_label(s)[0])
+                                                                for s in r["steps"]):
+                    steps = self._transfer(task, r["steps"], plan, r["routine_id"])
+                    if steps:
+                        steps = merge_with_prior([lbl for lbl, _ in self._from_template(task)], steps)
+                        plan.routine_id = plan.routine_id or r["routine_id"]
+                        ev = [Evidence.model_validate(e) for e in r["episodes"][:3]]
+                        return _dedupe([(st, ev) for st in steps])
+        if self._budget_left(log, reserve + 1):
+            rec = self._recall(task, log, plan, transfer=True)
+            if rec:
+                return rec
+        return best[2] if best is not None and best[0] > 0 else []
+
+    def _routines(self, task: Task, log: CallLog) -> list[dict]:
+        res = self._call(log, "get_routine_skill", {"goal_query": task.text, "top_k": 5})
+        self._routines_cached[task.text] = res.items
+        return res.items
 
     def _transfer(self, task: Task, labels: list[str], plan: Plan, source: str) -> list[str]:
         """Put the task's object in place of the object the same verb was observed with."""
@@ -199,38 +292,22 @@ class StructuredPlanner:
         plan.missing.append(f"transferred '{task.verb}' from '{src}' to '{task.obj}' ({source})")
         return [re.sub(rf"\b{re.escape(src)}\b", task.obj, lbl) for lbl in labels]
 
-    # --- memora: routine first
-    def _from_routine(self, task: Task, log: CallLog, plan: Plan, transfer: bool) -> list[tuple[str, list[Evidence]]]:
-        res = self._call(log, "get_routine_skill", {"goal_query": task.verb if transfer else task.text, "top_k": 5})
-        soft = set(self.cfg.agents.soft_task_verbs)
-        for r in res.items:
-            # what a routine is *about*: its goal and main objects (every step would match too loosely)
-            score, _, _ = relevance(task, split_label(r["goal"])[0], r["goal"] + " " + " ".join(r["key_objects"][:2]),
-                                    soft)
-            ev = [Evidence.model_validate(e) for e in r["episodes"][:3]]
-            if not transfer and score >= self.cfg.agents.task_match_score:
-                plan.routine_id = r["routine_id"]
-                return _dedupe([(st, ev) for st in r["steps"]])
-            if transfer and stem(task.verb) in tokens(r["goal"]):
-                steps = self._transfer(task, r["steps"], plan, r["routine_id"])
-                if steps:
-                    plan.routine_id = r["routine_id"]
-                    return _dedupe([(st, ev) for st in steps])
-        return []
-
     # --- episodic recall, through each family's own tools
     def _search_and_window(self, query: str, task: Task, log: CallLog) -> list[Step]:
         fam = self.family
         tool = {"memora": "search_activities", "flat1d": "search_memory", "graph2d": "search_events"}[fam]
-        res = self._call(log, tool, {"query": query, "top_k": 5})
+        res = self._call(log, tool, {"query": query, "top_k": 8})
         if not res.items:
             return []
         soft = set(self.cfg.agents.soft_task_verbs)
-        def rel(it: dict) -> float:
-            text = str(it.get("summary") or it.get("text", ""))
-            return relevance(task, " ".join(split_label(p)[0] for p in text.split(";")), text, soft)[0]
+        want = set(tokens(task.text))
 
-        hit = max(res.items[:5], key=rel)
+        def rel(it: dict) -> tuple[float, float]:
+            text = str(it.get("summary") or it.get("text", ""))
+            r = relevance(task, " ".join(split_label(p)[0] for p in text.split(";")), text, soft)[0]
+            return r, len(want & set(tokens(text))) / max(len(want), 1)
+
+        hit = max([it for it in res.items[:8] if it.get("kind", "log") == "log"] or res.items[:8], key=rel)
         if fam == "graph2d":
             around = self._call(log, "get_temporal_neighbors", {"event_id": hit["event_id"], "before": 8, "after": 14})
             return _steps_from_events(around.items or [hit])
@@ -249,9 +326,13 @@ class StructuredPlanner:
             if not any(stem(task.verb) in tokens(s.verb) for s in steps):
                 return []
             labels = self._transfer(task, [s.label() for s in steps], plan, "recalled episode")
+            if labels:
+                merged = merge_with_prior([lbl for lbl, _ in self._from_template(task)], labels)
+                by_label = dict(zip(labels, steps))
+                return _dedupe([(lbl, [by_label[lbl].evidence()] if lbl in by_label else []) for lbl in merged])
         else:
             steps, score = procedure_around(self._search_and_window(task.text, task, log), task, self.cfg)
-            if score < self.cfg.agents.task_match_score:
+            if score <= 0:
                 return []
             labels = [s.label() for s in steps]
         return _dedupe([(lbl, [Evidence(video_id=s.video_id, start_s=s.start_s, end_s=max(s.end_s, s.start_s))])
@@ -262,40 +343,65 @@ class StructuredPlanner:
             or self.cfg.templates.get("default", ["{verb} {obj}"])
         return _dedupe([(t.format(verb=task.verb, obj=task.obj), []) for t in tpl])
 
-    # --- preferences: choose the preferred tool/container/place where a step leaves it open or differs
+    # --- preferences: fill open tool/place choices, add habitual follow-ups, note processing habits
     def _apply_preferences(self, task: Task, labels, log: CallLog, plan: Plan):
         if not self._budget_left(log):
             return labels
-        res = self._call(log, "get_preferences", {"query": task.text, "top_k": 5})
-        plan_toks = set(tokens(" ".join(lbl for lbl, _ in labels) + " " + task.text))
+        res = self._call(log, "get_preferences", {"query": task.text, "top_k": self.cfg.agents.max_preferences})
         out = list(labels)
+        added, limit = 0, self.cfg.agents.max_preference_steps
         for p in res.items:
+            plan_toks = set(tokens(" ".join(lbl for lbl, _ in out) + " " + task.text))
             kw = set(tokens(" ".join(p["keywords"])))
             if len(kw & plan_toks) < min(2, len(kw)):
                 continue
-            m = re.search(r"for '([\w\-]+) ([^']+)' they choose the (.+?) \(", p["statement"])
+            pev = [Evidence.model_validate(e) for e in p["episodes"][:2]]
             applied = False
-            if m:
-                verb, obj, choice = m.group(1).replace("-", " "), m.group(2), m.group(3)
+            st = p["statement"]
+            m_choice = re.search(r"for '([\w\-]+) ([^']+)' they choose the (.+?) \(", st)
+            m_habit = re.search(r"After they (.+?), \S+ usually (.+?) next", st)
+            m_proc = re.search(r"When handling (.+?), \S+ usually does '([^']+)'", st)
+            task_objs = set(tokens(task.obj))
+            if m_choice:
+                verb, obj, choice = m_choice.group(1).replace("-", " "), m_choice.group(2), m_choice.group(3)
+                prep = verb.split()[1] if len(verb.split()) > 1 else "with"
                 for i, (lbl, ev) in enumerate(out):
                     a, o, t = split_label(lbl)
                     if o == obj and a.split()[0] == verb.split()[0] and t is None:
-                        prep = verb.split()[1] if len(verb.split()) > 1 else "with"
-                        out[i] = (f"{a} {o} {prep} {choice}",
-                                  ev + [Evidence.model_validate(e) for e in p["episodes"][:2]])
+                        out[i] = (f"{a} {o} {prep} {choice}", ev + pev)
                         applied = True
+                if not applied and set(tokens(obj)) <= task_objs and added < limit:
+                    # the task handles this object but the plan never makes the choice: add the preferred step
+                    out = _insert_after_object(out, obj, (f"{verb.split()[0]} {obj} {prep} {choice}", pev))
+                    applied, added = True, added + 1
+            elif m_habit:
+                trig, nxt = m_habit.group(1).lower(), m_habit.group(2).lower()
+                tkey = set(tokens(trig))
+                for i in range(len(out) - 1, -1, -1):
+                    if set(tokens(out[i][0])) == tkey and (i + 1 >= len(out) or out[i + 1][0] != nxt) \
+                            and added < limit:
+                        out.insert(i + 1, (nxt, pev))
+                        applied, added = True, added + 1
+            elif m_proc:
+                noun, act = m_proc.group(1).lower(), m_proc.group(2).lower()
+                if set(tokens(noun)) <= task_objs and not any(set(tokens(act)) <= set(tokens(lbl)) for lbl, _ in out) \
+                        and added < limit:
+                    out = _insert_after_object(out, noun, (act, pev))
+                    applied, added = True, added + 1
             if applied or kw & set(tokens(task.obj)):
                 plan.preferences_used.append(p["pref_id"])
         return out
 
-    # --- grounding
+    # --- grounding: entity ids and locations from each family's memory; targets from the plan's own places
     def _ground(self, plan: Plan, log: CallLog) -> None:
-        objects = []
+        objects: list[str] = []
         for s in plan.steps:
             for o in (s.object, s.target):
                 if o and o not in objects:
                     objects.append(o)
-        found: dict[str, tuple[str | None, list[Evidence]]] = {}
+        # the plan's own placements ('put colander in sink') say where an object goes
+        placed = {s.object: s.target for s in plan.steps if s.object and s.target}
+        found: dict[str, tuple[str | None, list[Evidence], str | None]] = {}
         for o in objects:
             if not self._budget_left(log) or self.family == "parametric":
                 break
@@ -303,23 +409,49 @@ class StructuredPlanner:
                 r = self._call(log, "search_objects", {"name": o, "top_k": 1})
                 hit = r.items[0] if r.items and overlap(o, r.items[0]["name"]) > 0 else None
                 if hit:
-                    found[o] = (hit["entity_id"], r.evidence[:1])
+                    found[o] = (hit["entity_id"], r.evidence[:1], hit.get("location"))
             elif self.family == "graph2d":
                 r = self._call(log, "search_entities", {"name": o, "top_k": 1})
                 if r.items:
-                    found[o] = (r.items[0]["node_id"], [])
+                    found[o] = (r.items[0]["node_id"], [], r.items[0].get("location"))
             elif self.family == "flat1d":
-                r = self._call(log, "search_memory", {"query": o, "top_k": 1})
-                if r.items and overlap(o, r.items[0]["text"]) > 0:
-                    found[o] = (None, r.evidence[:1])
+                r = self._call(log, "search_memory", {"query": f"put {o}", "top_k": 5})
+                lines = [ln for ln in r.items if overlap(o, ln["text"]) > 0]
+                if lines:
+                    found[o] = (None, r.evidence[:1], _place_in_lines(o, [ln["text"] for ln in lines]))
         for s in plan.steps:
             if s.object in found:
                 s.entity_id = found[s.object][0]
                 s.evidence = _unique_evidence(s.evidence + found[s.object][1])
+            if s.object and not s.target:
+                loc = placed.get(s.object) or (found.get(s.object, (None, [], None))[2])
+                if loc and loc != s.object:
+                    s.target = loc
         ungrounded = [o for o in objects if o not in found and self.family != "parametric"]
         if ungrounded and len(found) < len(objects):
             plan.missing += [f"object not grounded in memory: {o}" for o in ungrounded
                              if self._budget_left(log) or o in objects[: len(found) + 1]]
+        for s in plan.steps:
+            if s.object and not s.target:
+                plan.missing.append(f"no known location for '{s.object}' (step {s.index})")
+
+
+def _insert_after_object(labels: list, obj: str, item: tuple) -> list:
+    """Insert a step right after the first step that handles `obj` (at the end when none does)."""
+    ot = set(tokens(obj))
+    i = next((i for i, (lbl, _) in enumerate(labels) if ot <= set(tokens(lbl))), len(labels) - 1)
+    return labels[: i + 1] + [item] + labels[i + 1:]
+
+
+def _place_in_lines(obj: str, lines: list[str]) -> str | None:
+    """Where a flat log says the object was put ('put bowl in sink' -> 'sink'): the most frequent place."""
+    counts: dict[str, int] = {}
+    for text in lines:
+        for part in text.split(" | seen:")[0].split(";"):
+            _, o, t = split_label(part.strip())
+            if o == obj and t:
+                counts[t] = counts.get(t, 0) + 1
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else None
 
 
 def _unique_evidence(evs: list[Evidence]) -> list[Evidence]:
@@ -332,68 +464,5 @@ def _unique_evidence(evs: list[Evidence]) -> list[Evidence]:
     return out
 
 
-# ------------------------------------------------------------------ answerer
-@dataclass
-class AnswerResult:
-    letter: str | None
-    retrieved_evidence: list[Evidence]
-    tool_calls: list[dict]
-    raw: str
-
-
-class StructuredAnswerer:
-    """Scores each choice by how well the retrieved memory supports it; E when support is weak."""
-
-    kind = "structured"
-
-    def __init__(self, memory: Any, config: AgentsConfig | None = None) -> None:
-        self.memory = memory
-        self.cfg = config or load_agents_config()
-        self.family = getattr(memory, "family", "memora")
-
-    def _search(self, log: CallLog, query: str, video: str | None) -> ToolResult:
-        if self.family == "memora":
-            if video:
-                return log.call("search_activities", {"query": query, "video_id": video, "top_k": 8})
-            return log.call("search", {"query": query, "top_k": 6})
-        if self.family == "flat1d":
-            return log.call("search_memory", {"query": query, "video_id": video, "top_k": 8})
-        return log.call("search_events", {"query": query, "video_id": video, "top_k": 10})
-
-    def answer(self, question: str, choices: dict[str, str]) -> AnswerResult:
-        letter_e = self.cfg.agents.unavailable_letter
-        log = CallLog(self.memory)
-        if self.family == "parametric":
-            return AnswerResult(letter_e, [], [], "parametric: no memory to support any choice")
-        m = _VIDEO_RE.search(question)
-        video = m.group(1) if m else None
-        if "?" in (video or "") or (m is None and re.search(r"[A-Z]\d{2}_\?", question)):
-            video = "__unknown__"
-        texts: list[str] = []
-        evidence: list[Evidence] = []
-        letters = [k for k in sorted(choices) if k != letter_e][: max(self.cfg.agents.max_answer_searches - 1, 0)]
-        queries = [question] + [f"{question} {choices[k]}" for k in letters]
-        for q in queries[: self.cfg.agents.max_answer_searches]:
-            r = self._search(log, q, video)
-            evidence += r.evidence
-            for it in r.items:
-                texts.append(" ".join(str(it.get(k, "")) for k in ("summary", "text", "statement", "goal"))
-                             + " " + " ".join(it.get("steps", []) or []))
-        q_toks = set(tokens(question))
-        scores = {}
-        for k in letters:
-            c_toks = set(tokens(choices[k]))
-            best = 0.0
-            for t in texts:
-                tt = set(tokens(t))
-                if not c_toks:
-                    continue
-                rel = 0.5 + 0.5 * (len(q_toks & tt) / len(q_toks) if q_toks else 0.0)
-                best = max(best, len(c_toks & tt) / len(c_toks) * rel)
-            scores[k] = round(best, 4)
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        raw = "scores " + ", ".join(f"{k}={v}" for k, v in ranked)
-        if not ranked or ranked[0][1] < self.cfg.agents.answer_min_support or (
-                len(ranked) > 1 and ranked[0][1] - ranked[1][1] < self.cfg.agents.answer_margin):
-            return AnswerResult(letter_e, _unique_evidence(evidence)[:20], log.calls, raw + f" -> {letter_e}")
-        return AnswerResult(ranked[0][0], _unique_evidence(evidence)[:20], log.calls, raw + f" -> {ranked[0][0]}")
+# ------------------------------------------------------------------ answerer (memora_core.agents.answering)
+from memora_core.agents.answering import AnswerResult, StructuredAnswerer  # noqa: E402,F401
