@@ -69,7 +69,9 @@ def run_once(pid: str, rows: list[NarrationRow], durations: dict[str, float], ar
     config.store.vectors.backend = args.vectors
     pcfg = load_perception_config()
     pcfg.data_dir = str(config.data_path())
-    ecfg = load_editor_config(vector_flush_every=args.flush_every)
+    if args.flush_every is not None:
+        config.store.vectors.flush_every_segments = args.flush_every
+    ecfg = load_editor_config()
     with tempfile.TemporaryDirectory(prefix="formation_bench_") as tmp:
         store = MemoryStore.open(Path(tmp) / "store", config)
         writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
@@ -96,7 +98,7 @@ def main() -> int:
     p.add_argument("--embedding", choices=["minilm", "hashing"], default="minilm")
     p.add_argument("--vectors", choices=["chroma", "none"], default="chroma")
     p.add_argument("--flush-every", type=int, default=None,
-                   help="override editor vector_flush_every (segments per vector-index flush)")
+                   help="override store.vectors.flush_every_segments (segments per vector-index flush)")
     p.add_argument("--all-cores", action="store_true", help="do not pin to one core")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
@@ -127,7 +129,7 @@ def main() -> int:
             "median_x_segment_time": round(statistics.median(r["x_segment_time"] for r in runs), 1),
             "video_s": round(first["media_s"], 1), "runs": args.runs,
             "embedding": args.embedding, "vectors": args.vectors,
-            "vector_flush_every": load_editor_config(vector_flush_every=args.flush_every).vector_flush_every,
+            "vector_flush_every": args.flush_every or load_config().store.vectors.flush_every_segments,
         }
     if args.json:
         print(json.dumps(results, indent=2))

@@ -57,8 +57,6 @@ class EditorConfig(_Cfg):
     deterministic: DeterministicConfig = Field(default_factory=DeterministicConfig)
     llm: LlmDeciderConfig = Field(default_factory=LlmDeciderConfig)
     environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
-    # the vector index is derived and rebuilt from SQLite's outbox, so it may trail by this many segments
-    vector_flush_every: int = Field(default=1, ge=1)
 
 
 def load_editor_config(path: Path | str | None = None, **overrides: Any) -> EditorConfig:

@@ -102,7 +102,6 @@ class MemoryWriter:
         self.config = config or EditorConfig()
         self.embedder = embedder if embedder is not None else _editor_embedder(store, self.config)
         self._indexes: dict[str, EntityIndex] = {}
-        self._unflushed = 0
         env = self.config.environment
         self._containers, self._places = set(env.containers), set(env.places)
 
@@ -240,22 +239,15 @@ class MemoryWriter:
         return "container" if name in self._containers or (category or "") in self._containers else "place"
 
     def _commit(self, write: SegmentWrite) -> None:
-        flush = getattr(self.store, "flush_vectors", None)
-        if flush is None or self.config.vector_flush_every <= 1:
-            self.store.commit_segment(write)
-            return
-        # SQLite commit only; the outbox rows written in the same transaction let the vector index
-        # catch up every N segments (and on the next open after a crash).
-        SQLiteStore.commit_segment(self.store, write)
-        self._unflushed += 1
-        if self._unflushed >= self.config.vector_flush_every:
-            self.flush()
+        # The store batches vector-index updates itself (store.vectors.flush_every_segments); its outbox
+        # keeps the index exact across crashes.
+        self.store.commit_segment(write)
 
     def flush(self) -> None:
+        """Bring the vector index up to date now (e.g. before a semantic search by another reader)."""
         flush = getattr(self.store, "flush_vectors", None)
         if flush is not None:
             flush()
-        self._unflushed = 0
 
     # ------------------------------------------------------------------ streams
     def write_narrations(self, segments: Iterable[NarrationSegment], *, progress: bool = False,
