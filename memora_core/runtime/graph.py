@@ -120,7 +120,7 @@ class GraphDef(_Model):
     def param_overrides(self, node: NodeDef, values: dict[str, str]) -> dict[str, object]:
         """`set:` values, typed the way a ROS params file would type them (YAML). An empty value or list
         means "not set": ROS cannot type an empty list, and the node keeps its own default."""
-        out = {k: yaml.safe_load(_fill(v, values, node.name)) for k, v in node.set.items()}
+        out = {k: _typed(_fill(v, values, node.name)) for k, v in node.set.items()}
         return {k: v for k, v in out.items() if v not in (None, "", [])}
 
     def process_specs(self, values: dict[str, str], prefixes: list[Path] | None = None) -> list[ProcessSpec]:
@@ -136,6 +136,15 @@ class GraphDef(_Model):
             specs.append(ProcessSpec(name=node.name, argv=[str(exe), *self.node_args(node, values), *ros_args],
                                      required=node.required, ends_graph=node.ends_graph))
         return specs
+
+
+def _typed(text: str) -> object:
+    """A `set:` value typed as YAML; mappings (and lists of them) stay text, since a ROS parameter cannot
+    hold them: such parameters are JSON strings (e.g. tasks_json)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value)):
+        return text
+    return value
 
 
 def _fill(template: str, values: dict[str, str], node: str) -> str:

@@ -29,6 +29,7 @@ NODES = {
     "controller": "controller",
     "simulator": "simulator",
     "recorder": "recorder",
+    "demo_driver": "demo_driver",
 }
 available = {name: mod for name, mod in NODES.items() if (HERE / PACKAGE / "nodes" / f"{mod}.py").exists()}
 

@@ -83,11 +83,23 @@ class ControllerNode(Node):
             return GoalResponse.REJECT
         return GoalResponse.ACCEPT
 
+    def _resolved(self, name: str | None) -> str | None:
+        """The scene object a plan string resolved to (what the robot really handled), for evaluation."""
+        if not name:
+            return None
+        try:
+            obj = self.controller.resolve(name)
+        except Exception:  # noqa: BLE001 - a lookup must never fail a step report
+            return None
+        return obj.name if obj is not None else None
+
     def _result_msg(self, res: Any) -> PrimitiveResult:
+        details = res.model_dump(mode="json", include={"object", "target", "reason", "placement_error_m"})
+        details["resolved_object"] = self._resolved(res.object)
+        details["resolved_target"] = self._resolved(res.target) if res.primitive in ("place", "pour") else None
         msg = PrimitiveResult(step_index=res.index, primitive=res.primitive or "", success=res.success,
                               message=res.detail or (res.reason.value if res.reason else ""),
-                              duration_s=float(res.duration_s),
-                              details_json=res.model_dump_json(include={"object", "target", "reason", "placement_error_m"}))
+                              duration_s=float(res.duration_s), details_json=json.dumps(details))
         msg.header.stamp = self.get_clock().now().to_msg()
         return msg
 

@@ -197,6 +197,8 @@ class MemoryWriterNode(Node):
             while True:
                 video_id = self._work.get()
                 if video_id is None:
+                    # GL contexts (sim perception renders) belong to this thread: release them here
+                    self.writer.perception.close()
                     return
                 self._advance(video_id)
         except BaseException as exc:  # surfaced by _check_worker on the executor
