@@ -33,6 +33,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
   log "creating .venv with $PY"
   "$PY" -m venv .venv
+  rm -rf "$STAMPS"/*  # every stamp describes what is inside the venv: a new venv starts from nothing
+  mkdir -p "$STAMPS"
 fi
 PIP=".venv/bin/pip"
 if ! stamp_ok pip requirements.txt requirements-ros.txt requirements-nodeps.txt constraints.txt pyproject.toml bench/setup.py; then
