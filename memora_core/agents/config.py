@@ -54,6 +54,12 @@ class AgentSettings(_Cfg):
     min_task_coverage: float = Field(default=0.75, ge=0, le=1)
     max_preferences: int = Field(default=8, ge=1, le=20)
     max_preference_steps: int = Field(default=3, ge=0, le=10)
+    # composition of tasks memory does not cover (several objects, or a category such as 'vegetables')
+    compose_max_objects: int = Field(default=4, ge=1, le=10)
+    compose_category_members: int = Field(default=2, ge=1, le=6)
+    compose_steps_per_object: int = Field(default=4, ge=1, le=10)
+    placement_verbs: list[str] = Field(default_factory=lambda: ["set", "lay", "serve", "arrange"])
+    verb_synonyms: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class AgentsConfig(_Cfg):

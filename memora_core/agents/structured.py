@@ -17,6 +17,7 @@ from typing import Any
 
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
+from memora_core.agents.vocab import Vocabulary, default_vocabulary
 from memora_core.consolidation.procedures import Step, split_procedures
 from memora_core.schemas import Evidence, Plan, PlanStep
 from memora_core.tools.registry import ToolResult
@@ -34,6 +35,7 @@ class Task:
     text: str
     verb: str
     objects: list[str]
+    verbs: tuple[str, ...] = ()  # every concrete verb the instruction names ('clear and clean' -> both)
 
     @property
     def obj(self) -> str:
@@ -59,7 +61,37 @@ def parse_task(instruction: str) -> Task:
             break
     objects = [w for w in content[i:] if w not in STOPWORDS and w not in _PARTICLES]
     concrete = [v for v in verbs if v not in _SOFT_DEFAULT] or verbs
-    return Task(instruction, concrete[0], objects)
+    return Task(instruction, concrete[0], objects, tuple(concrete))
+
+
+_PHRASE_SPLIT = re.compile(r",|\b(?:and|or|with|using|for|from|in|into|on|onto|of|at|to|by|then)\b")
+
+
+def object_heads(task: Task, vocab: Vocabulary) -> list[str]:
+    """The objects a task names, one per noun phrase: 'set the table for a meal with plate, bowl, and cutlery'
+    -> table, plate, bowl, cutlery ('meal' is no kitchen object). A phrase's head is its last word the
+    vocabulary knows as an object (without a vocabulary: its last content word); plurals are singularised."""
+    words = re.findall(r"[a-z]+|,", task.text.lower())
+    try:
+        start = words.index(task.verbs[-1] if task.verbs else task.verb) + 1
+    except ValueError:
+        start = 0
+    heads: list[str] = []
+    for phrase in _PHRASE_SPLIT.split(" ".join(words[start:])):
+        ws = [w for w in phrase.split() if w not in STOPWORDS and w not in _PARTICLES and w not in task.verbs]
+        known = [w for w in ws if vocab.is_object(w)] if vocab else ws
+        if known:
+            head = vocab.singular(known[-1]) if vocab else _singular(known[-1])
+            if head not in heads:
+                heads.append(head)
+    return heads
+
+
+def _singular(word: str) -> str:
+    for suffix, keep in (("ies", "y"), ("shes", "sh"), ("ches", "ch"), ("oes", "o"), ("s", "")):
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 2:
+            return word[: -len(suffix)] + keep
+    return word
 
 
 def split_label(label: str) -> tuple[str, str | None, str | None]:
@@ -86,12 +118,13 @@ def _dedupe(labels: list[tuple[str, list[Evidence]]]) -> list[tuple[str, list[Ev
     return out
 
 
-def relevance(task: "Task", verbs: str, text: str, soft_verbs: set[str]) -> tuple[float, bool, float]:
+def relevance(task: "Task", verbs: str, text: str, soft_verbs: set[str],
+              synonyms: frozenset[str] = frozenset()) -> tuple[float, bool, float]:
     """(score, verb matched, object share): objects weigh most, then the verb. `verbs` holds only the
     candidate's action verbs, so 'washing up liquid' in an object name never matches the verb 'wash'."""
     toks = set(tokens(text))
     objs = set(tokens(task.obj))
-    verb_hit = stem(task.verb) in set(tokens(verbs))
+    verb_hit = bool(({stem(task.verb)} | synonyms) & set(tokens(verbs)))
     share = len(objs & toks) / len(objs) if objs else 0.0
     verb_ok = verb_hit or task.verb in soft_verbs
     return 0.5 * (share > 0) + 0.3 * verb_ok + 0.2 * share, verb_hit, share
@@ -166,13 +199,13 @@ def subtasks(instruction: str) -> list[Task]:
     return out if len(out) > 1 else [parse_task(instruction)]
 
 
-def coverage(task: Task, labels: list[str], soft_verbs: set[str]) -> float:
+def coverage(task: Task, labels: list[str], soft_verbs: set[str], synonyms: frozenset[str] = frozenset()) -> float:
     """How much of the task a candidate step sequence is about: half for doing the task's verb (a goal verb
     such as 'prepare' is satisfied by any procedure), half for the share of the task's objects it handles."""
     objs = set(tokens(task.obj))
     have = {t for lbl in labels for t in tokens(lbl)}
     verbs = {t for lbl in labels for t in tokens(split_label(lbl)[0])}
-    verb_ok = stem(task.verb) in verbs or task.verb in soft_verbs
+    verb_ok = bool(({stem(task.verb)} | synonyms) & verbs) or task.verb in soft_verbs
     return 0.5 * verb_ok + 0.5 * (len(objs & have) / len(objs) if objs else float(verb_ok))
 
 
@@ -203,11 +236,18 @@ class StructuredPlanner:
 
     kind = "structured"
 
-    def __init__(self, memory: Any, config: AgentsConfig | None = None) -> None:
+    def __init__(self, memory: Any, config: AgentsConfig | None = None,
+                 vocabulary: Vocabulary | None = None) -> None:
         self.memory = memory
         self.cfg = config or load_agents_config()
         self.family = getattr(memory, "family", "memora")
         self._routines_cached: dict[str, list[dict]] = {}
+        self.vocab = vocabulary if vocabulary is not None else default_vocabulary()
+
+    def synonyms(self, verb: str) -> frozenset[str]:
+        """Stemmed verbs that do the same job as `verb` ('clean' -> wipe, wash, scrub)."""
+        syn = self.cfg.agents.verb_synonyms
+        return frozenset(stem(v) for v in syn.get(verb, []) + syn.get(stem(verb), []))
 
     # budget: every planner gets the same number of tool calls
     def _budget_left(self, log: CallLog, reserve: int = 0) -> bool:
@@ -250,17 +290,39 @@ class StructuredPlanner:
             for r in self._routines(task, log):
                 lbls = [st for st in r["steps"]]
                 ev = [Evidence.model_validate(e) for e in r["episodes"][:3]]
-                cov = coverage(task, [r["goal"], *lbls], soft)
+                cov = coverage(task, [r["goal"], *lbls], soft, self.synonyms(task.verb))
                 cands.append((cov, 0, _dedupe([(st, ev) for st in lbls]), r["routine_id"]))
         if self._budget_left(log, reserve + 1):
             rec = self._recall(task, log, plan, transfer=False)
             if rec:
-                cands.append((coverage(task, [lbl for lbl, _ in rec], soft), 1, rec, None))
+                cands.append((coverage(task, [lbl for lbl, _ in rec], soft, self.synonyms(task.verb)), 1, rec, None))
         best = max(cands, key=lambda c: (c[0], c[1]), default=None)
         if best is not None and best[0] >= self.cfg.agents.min_task_coverage:
             if best[3]:
                 plan.routine_id = plan.routine_id or best[3]
-            return best[2]
+            labels = best[2]
+            cand_verbs = {t for lbl, _ in labels for t in tokens(split_label(lbl)[0])}
+            if stem(task.verb) not in cand_verbs and task.verb not in soft and self._has_template(task.verb):
+                # the person does the task with a related verb ('scrub' for 'clean'): their steps, completed
+                # by the task verb's own frame
+                by_label = dict(labels)
+                merged = merge_with_prior([lbl for lbl, _ in self._from_template(task)], [lbl for lbl, _ in labels])
+                labels = _dedupe([(lbl, by_label.get(lbl, [])) for lbl in merged])
+            return labels
+        # several objects or a category ('vegetables'): plan object by object from memory
+        composed = self._compose(task, log, plan, reserve)
+        if composed:
+            return composed
+        heads = object_heads(task, self.vocab)
+        if heads and heads != task.objects:
+            # 'the entire kitchen countertop' -> 'countertop': the object itself, not its modifiers
+            task = Task(task.text, task.verb, heads[:1], task.verbs)
+        if len(task.verbs) > 1:
+            # 'clear and clean the countertop': each verb in turn, each from memory where it can be
+            out: list[tuple[str, list[Evidence]]] = []
+            for v in task.verbs:
+                out += self._plan_subtask(Task(f"{v} {task.obj}", v, task.objects, (v,)), log, plan, reserve)
+            return _dedupe(out)
         # nothing covers the task: transfer a same-verb procedure to the task's object
         if has_routines:
             for r in self._routines_cached.get(task.text, []):
@@ -277,6 +339,84 @@ class StructuredPlanner:
             if rec:
                 return rec
         return best[2] if best is not None and best[0] > 0 else []
+
+    # --- composition: a task memory does not cover as a whole, planned object by object
+    def _compose(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
+        """'set the table with plate, bowl and cutlery' / 'prepare a salad using vegetables': each object gets
+        its own steps; a category becomes the members this person's memory holds (most used first); with a
+        placement verb the listed objects go onto the first one; a goal product ('salad') comes last."""
+        ag = self.cfg.agents
+        heads = object_heads(task, self.vocab)
+        dest = None
+        if task.verb in ag.placement_verbs and len(heads) > 1:
+            dest, heads = heads[0], heads[1:]
+        if task.verb in ag.soft_task_verbs and len(heads) > 1 and not self.vocab.members(heads[0]):
+            heads = heads[1:] + heads[:1]  # 'prepare a salad using vegetables': ingredients first
+        if len(heads) < 2 and not any(self.vocab.members(h) for h in heads):
+            return []
+        objs: list[str] = []
+        for h in heads:
+            members = self.vocab.members(h)
+            found = []
+            if members and self.family != "parametric" and self._budget_left(log, reserve + 1):
+                found = self._members_in_memory(members, log)[: ag.compose_category_members]
+            for o in found or [h]:
+                if o not in objs:
+                    objs.append(o)
+        objs = objs[: ag.compose_max_objects]
+        plan.missing.append(f"composed object by object: {', '.join(objs)}" + (f" onto {dest}" if dest else ""))
+        out: list[tuple[str, list[Evidence]]] = []
+        for o in objs:
+            sub = Task(f"{task.verb} {o}", task.verb, [o], (task.verb,))
+            steps = [] if dest or self.family == "parametric" else self._object_steps(sub, log, reserve + 1)
+            out += steps or self._from_template(sub, dest)
+        return _dedupe(out)
+
+    def _members_in_memory(self, members: list[str], log: CallLog) -> list[str]:
+        """Which members of a category this person has, most used first, through the family's own tools."""
+        query = " ".join(members)
+        counts: dict[str, float] = {}
+        if self.family == "memora":
+            for it in self._call(log, "search_objects", {"name": query, "top_k": 20}).items:
+                key = it.get("attributes", {}).get("category") or it["name"].split()[-1]
+                if key in members:
+                    counts[key] = counts.get(key, 0) + float(it.get("observations") or 1)
+        elif self.family == "graph2d":
+            for it in self._call(log, "search_entities", {"name": query, "top_k": 20}).items:
+                key = it.get("attributes", {}).get("category") or it["name"].split()[-1]
+                if key in members:
+                    counts[key] = counts.get(key, 0) + float(it.get("mentions") or 1)
+        elif self.family == "flat1d":
+            for it in self._call(log, "search_memory", {"query": query, "top_k": 20}).items:
+                for w in set(tokens(it["text"].split(" | seen:")[0])):
+                    m = next((m for m in members if stem(m) == w), None)
+                    if m:
+                        counts[m] = counts.get(m, 0) + 1
+        return sorted(counts, key=lambda k: (-counts[k], k))
+
+    def _object_steps(self, sub: Task, log: CallLog, reserve: int) -> list[tuple[str, list[Evidence]]]:
+        """How memory shows this object being handled: the steps about it in the best routine (full MEMORA)
+        or recalled procedure, from its first to its last mention; the task verb is added when missing."""
+        cap = self.cfg.agents.compose_steps_per_object
+        o = stem(sub.objects[0])
+        verbs = {stem(sub.verb)} | self.synonyms(sub.verb)
+        picked: list[tuple[str, list[Evidence]]] = []
+        if "get_routine_skill" in self.memory.tool_names and self._budget_left(log, reserve):
+            for r in self._routines(sub, log):
+                idx = [i for i, st in enumerate(r["steps"]) if o in tokens(st)]
+                if idx:
+                    ev = [Evidence.model_validate(e) for e in r["episodes"][:2]]
+                    picked = [(st, ev) for st in r["steps"][idx[0]: idx[-1] + 1][:cap]]
+                    break
+        if not picked and self._budget_left(log, reserve + 1):
+            steps, _ = procedure_around(self._search_and_window(sub.text, sub, log), sub, self.cfg)
+            idx = [i for i, st in enumerate(steps) if o in tokens(st.label())]
+            if idx:
+                picked = [(st.label(), [st.evidence()]) for st in steps[idx[0]: idx[-1] + 1][:cap]]
+        if picked and sub.verb not in self.cfg.agents.soft_task_verbs and \
+                not any(verbs & set(tokens(split_label(lbl)[0])) for lbl, _ in picked):
+            picked.append((f"{sub.verb} {sub.objects[0]}", []))
+        return picked
 
     def _routines(self, task: Task, log: CallLog) -> list[dict]:
         res = self._call(log, "get_routine_skill", {"goal_query": task.text, "top_k": 5})
@@ -338,10 +478,15 @@ class StructuredPlanner:
         return _dedupe([(lbl, [Evidence(video_id=s.video_id, start_s=s.start_s, end_s=max(s.end_s, s.start_s))])
                         for lbl, s in zip(labels, steps)])
 
-    def _from_template(self, task: Task) -> list[tuple[str, list[Evidence]]]:
+    def _has_template(self, verb: str) -> bool:
+        return verb in self.cfg.templates or stem(verb) in self.cfg.templates
+
+    def _from_template(self, task: Task, dest: str | None = None) -> list[tuple[str, list[Evidence]]]:
         tpl = self.cfg.templates.get(task.verb) or self.cfg.templates.get(stem(task.verb)) \
             or self.cfg.templates.get("default", ["{verb} {obj}"])
-        return _dedupe([(t.format(verb=task.verb, obj=task.obj), []) for t in tpl])
+        # a template line that needs a destination the task does not name just puts the object down
+        lines = [t if dest or "{dest}" not in t else "put down {obj}" for t in tpl]
+        return _dedupe([(t.format(verb=task.verb, obj=task.obj, dest=dest or ""), []) for t in lines])
 
     # --- preferences: fill open tool/place choices, add habitual follow-ups, note processing habits
     def _apply_preferences(self, task: Task, labels, log: CallLog, plan: Plan):

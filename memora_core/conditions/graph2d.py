@@ -1,7 +1,9 @@
 """Graph-2D memory (M3-Agent style): entity and event nodes with involvement and temporal edges.
 
-raw: built from the append-only perception records: entity nodes keyed by the perceived name, one
-event node per perceived action. processed: entity nodes are Entity Memory records (ids, attributes,
+raw: built from the append-only perception records with no identity resolution (that is the editor's
+job): one entity node per object *mention* in a perception record (segment), holding what was perceived
+then (attributes, location), linked only to that segment's events; one event node per perceived action.
+Looking an object up therefore finds its latest mention, not a resolved object. processed: entity nodes are Entity Memory records (ids, attributes,
 location after the online editor), events come from Activity Memory. Tools: search_entities,
 get_entity_events, search_events, get_temporal_neighbors.
 """
@@ -33,15 +35,14 @@ def raw_graph(store: SQLiteStore, pid: str) -> tuple[dict[str, dict], list[dict]
     entities: dict[str, dict] = {}
     events: list[dict] = []
     for obs in store.segment_observations(pid):
+        seg = obs.segment
         for o in obs.objects:
-            node = entities.setdefault(o.name, {"node_id": f"ent:{o.name}", "name": o.name, "attributes": {},
-                                                "location": None, "mentions": 0})
-            node["mentions"] += 1
-            node["attributes"].update(o.attributes())
-            if o.location:
-                node["location"] = o.location
+            node_id = f"ent:{seg.segment_id}:{o.name}"
+            entities[node_id] = {"node_id": node_id, "name": o.name, "attributes": dict(o.attributes()),
+                                 "location": o.location, "mentions": 1, "segment_id": seg.segment_id,
+                                 "video_id": seg.video_id, "t_s": seg.start_s}
         for a in sorted(obs.actions, key=lambda x: x.start_s):
-            events.append(_event(len(events), obs.segment.video_id, a, obs.segment.segment_id))
+            events.append(_event(len(events), seg.video_id, a, seg.segment_id))
     return entities, events
 
 
@@ -70,7 +71,9 @@ class Graph2DMemory(ConditionMemory):
         self.events = sorted(events, key=lambda e: (e["video_id"], e["start_s"], e["event_id"]))
         self.pos = {e["event_id"]: i for i, e in enumerate(self.events)}
         self.by_entity: dict[str, list[int]] = defaultdict(list)
+        self.by_segment: dict[str, list[int]] = defaultdict(list)
         for i, ev in enumerate(self.events):
+            self.by_segment[ev["segment_id"]].append(i)
             for n in ev["nouns"]:
                 self.by_entity[n].append(i)
         self._index = BM25([e["text"] for e in self.events])
@@ -87,20 +90,33 @@ class Graph2DMemory(ConditionMemory):
     def _render(evs: list[dict]) -> str:
         return "\n".join(f"{e['event_id']} [{e['video_id']} {e['start_s']:.0f}s] {e['text']}" for e in evs)
 
+    def _node_events(self, node: dict) -> list[int]:
+        """A resolved entity links to every event naming it; a raw mention only to its own segment's events."""
+        if "segment_id" in node:
+            return [i for i in self.by_segment.get(node["segment_id"], []) if node["name"] in self.events[i]["nouns"]]
+        return self.by_entity.get(node["name"], [])
+
+    @staticmethod
+    def _rank(node: dict) -> tuple:
+        return (node["mentions"], node.get("video_id", ""), node.get("t_s", 0.0))  # then the latest mention
+
     def _resolve(self, name: str) -> dict | None:
         name = name.strip().lower()
-        for node in self.entities.values():
-            if node["node_id"].lower() == name or node["name"] == name:
-                return node
+        exact = [n for n in self.entities.values() if n["node_id"].lower() == name or n["name"] == name]
+        if exact:
+            return max(exact, key=self._rank)
         q = set(tokens(name))
-        best = max(self.entities.values(), key=lambda n: (len(q & set(tokens(n["name"]))), n["mentions"]), default=None)
+        best = max(self.entities.values(), key=lambda n: (len(q & set(tokens(n["name"]))), *self._rank(n)), default=None)
         return best if best is not None and q & set(tokens(best["name"])) else None
 
     def search_entities(self, args: SearchEntitiesArgs) -> ToolResult:
         q = set(tokens(args.name))
-        scored = sorted(((len(q & set(tokens(n["name"]))) / max(len(q), 1) + (n["name"] == args.name.lower()),
-                          n) for n in self.entities.values()), key=lambda x: (-x[0], -x[1]["mentions"], x[1]["name"]))
-        nodes = [{**n, "events": len(self.by_entity.get(n["name"], []))} for s, n in scored if s > 0][: args.top_k]
+        scored = [(len(q & set(tokens(n["name"]))) / max(len(q), 1) + (n["name"] == args.name.lower()), n)
+                  for n in self.entities.values() if q & set(tokens(n["name"]))]
+        # stable sorts: among equal matches the most mentioned, then (raw mentions) the latest one first
+        scored.sort(key=lambda x: (x[1].get("video_id", ""), x[1].get("t_s", 0.0)), reverse=True)
+        scored.sort(key=lambda x: (-x[0], -x[1]["mentions"]))
+        nodes = [{**n, "events": len(self._node_events(n))} for s, n in scored if s > 0][: args.top_k]
         text = "\n".join(f"{n['node_id']} '{n['name']}' attrs={n['attributes']} location={n['location']} "
                          f"events={n['events']}" for n in nodes) or f"no entity {args.name!r}"
         return ToolResult(tool="search_entities", text=text, items=nodes, store="graph")
@@ -109,7 +125,7 @@ class Graph2DMemory(ConditionMemory):
         node = self._resolve(args.entity)
         if node is None:
             return ToolResult(tool="get_entity_events", ok=False, error=f"no entity {args.entity!r}", store="graph")
-        evs = [self.events[i] for i in self.by_entity.get(node["name"], [])]
+        evs = [self.events[i] for i in self._node_events(node)]
         if args.verb:
             vq = set(tokens(args.verb))
             evs = [e for e in evs if vq & set(tokens(e["verb"]))] or evs

@@ -108,3 +108,55 @@ def test_planner_fills_targets_from_memory(kitchen):
     bowl = [s for s in plan.steps if s.object == "bowl"]
     assert bowl and all(s.target for s in bowl)  # where the bowl goes comes from the log ('put bowl in sink')
     assert len(plan.tool_calls) <= 8
+
+
+# ------------------------------------------------------------------ composition of uncovered tasks
+def _vocab():
+    from memora_core.agents.vocab import Vocabulary
+
+    v = Vocabulary()
+    for key, cat in [("plate", "crockery"), ("bowl", "crockery"), ("knife", "cutlery"), ("fork", "cutlery"),
+                     ("spoon", "cutlery"), ("cutlery", "cutlery"), ("top", "furniture"), ("onion", "vegetables"),
+                     ("cucumber", "vegetables"), ("tomato", "vegetables"), ("vegetable", "vegetables")]:
+        v.word_class[key] = key
+        v.words.add(key)
+        v.class_category[key] = cat
+        v.category_classes.setdefault(cat.rstrip("s"), []).append(key)
+    v.words.add("table")
+    v.word_class["table"] = "top"
+    return v
+
+
+def test_object_heads_and_category_members():
+    from memora_core.agents.structured import object_heads
+
+    v = _vocab()
+    t = parse_task("Help P90 set the table for a meal with plate, bowl, and cutlery.")
+    assert object_heads(t, v) == ["table", "plate", "bowl", "cutlery"]  # 'meal' is no kitchen object
+    assert set(v.members("cutlery")) == {"knife", "fork", "spoon"} and v.members("plate") == []
+    assert v.singular("vegetables") == "vegetable" and v.members("vegetables")
+    assert parse_task("Help P90 clear and clean the counter.").verbs == ("clear", "clean")
+
+
+def test_compose_places_listed_objects_and_picks_members_from_memory(kitchen):
+    cfg = lexical_config()
+    planner = StructuredPlanner(kitchen, cfg, vocabulary=_vocab())
+    plan = planner.plan("Help P90 set the table with bowl and cutlery.")
+    labels = [s.text for s in plan.steps]
+    # each listed object is picked up and put onto the table; 'cutlery' becomes what this memory holds
+    assert "put bowl on table" in labels and "put knife on table" in labels and "put spoon on table" in labels
+    assert "fork" not in " ".join(labels)  # never seen in this person's memory
+    assert any("composed object by object" in m for m in plan.missing)
+    # the parametric planner has no memory to choose members from: it keeps the category word
+    from memora_core.conditions.base import ParametricMemory
+
+    p = StructuredPlanner(ParametricMemory("P90"), cfg, vocabulary=_vocab()).plan("Help P90 cut the vegetables.")
+    assert not any(w in " ".join(s.text for s in p.steps) for w in ("onion", "cucumber"))
+
+
+def test_compose_recalls_each_object_from_memory(kitchen):
+    planner = StructuredPlanner(kitchen, lexical_config(), vocabulary=_vocab())
+    plan = planner.plan("Help P90 prepare a salad using vegetables.")
+    labels = [s.text for s in plan.steps]
+    assert "cut onion" in labels  # how this person handles the only vegetable in memory
+    assert len(plan.tool_calls) <= planner.cfg.agents.max_iterations

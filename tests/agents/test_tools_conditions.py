@@ -96,6 +96,12 @@ def test_raw_and_processed_read_different_records(p06_store, tmp_path):
     assert any(ln["kind"] == "entity" for ln in proc.lines)  # the editor's entities
     g_raw, g_proc = build_condition("graph2d_raw", p06_store, "P06"), build_condition("graph2d_processed", p06_store, "P06")
     assert all(n["node_id"].startswith("ent:") for n in g_raw.entities.values())
+    # raw: one node per perceived mention (no identity resolution); processed: the editor's entities
+    assert g_raw.stats()["entity_nodes"] > g_proc.stats()["entity_nodes"]
+    assert len({n["name"] for n in g_raw.entities.values()}) < len(g_raw.entities)
+    kettle = g_raw.call("get_entity_events", {"entity": "kettle"})
+    assert kettle.ok and len({e["segment_id"] for e in kettle.items}) == 1  # a mention links to its own segment
+    assert len({e["segment_id"] for e in g_proc.call("get_entity_events", {"entity": "kettle"}).items}) > 1
     assert all(n["node_id"].startswith("P06:") for n in g_proc.entities.values())
     hit = g_raw.call("search_events", {"query": "fill kettle"})
     assert hit.ok and "kettle" in hit.items[0]["text"]
