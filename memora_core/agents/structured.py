@@ -515,8 +515,11 @@ class StructuredPlanner:
                     if o == obj and a.split()[0] == verb.split()[0] and t is None:
                         out[i] = (f"{a} {o} {prep} {choice}", ev + pev)
                         applied = True
-                if not applied and set(tokens(obj)) <= task_objs and added < limit:
-                    # the task handles this object but the plan never makes the choice: add the preferred step
+                chosen = any(split_label(lbl)[1] == obj and split_label(lbl)[2]
+                             and split_label(lbl)[0].split()[0] == verb.split()[0] for lbl, _ in out)
+                if not applied and not chosen and set(tokens(obj)) <= task_objs and added < limit:
+                    # the task handles this object but the plan never makes the choice (a plan that already
+                    # puts it somewhere, e.g. onto the table being set, has made it): add the preferred step
                     out = _insert_after_object(out, obj, (f"{verb.split()[0]} {obj} {prep} {choice}", pev))
                     applied, added = True, added + 1
             elif m_habit:
