@@ -11,6 +11,7 @@ help:
 	@echo "make test   - set up the machine, then run the whole test suite"
 	@echo "make demo   - set up the machine, then run the kitchen demo"
 	@echo "make bench-store - store write/query benchmark (figures, not a test)"
+	@echo "make sim-regression - the demo tasks on SEEDS (20) seeded layouts, success table"
 
 setup:
 	@bash scripts/setup.sh
@@ -26,6 +27,11 @@ demo: setup
 
 bench-store: setup
 	@$(PY) bench/benchmarks/store_bench.py
+
+# The demo's tasks on 20 seeded layouts (memory formed once from the demonstrations); prints the success table.
+SEEDS ?= 20
+sim-regression: setup
+	@$(PY) -m memora_core.runtime.regression --seeds $(SEEDS)
 
 clean:
 	rm -rf ros2_ws/build ros2_ws/install ros2_ws/log .stamps runs

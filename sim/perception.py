@@ -29,6 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memora_core.config import CONFIG_DIR, SegmentingConfig, load_config, load_yaml
+from memora_core.consolidation.speech import spoken
 from memora_core.ingest.segments import plan_segments, sample_times
 from memora_core.perception.base import (
     PerceptionBackend,
@@ -72,6 +73,13 @@ class SimPerceptionConfig(BaseModel):
     tilt_eps_deg: float = Field(default=0.5, ge=0)    # still tilting by more than this per frame
     verbs: dict[str, str] = Field(default_factory=lambda: {"pick": "pick up", "put": "put", "pour": "pour"})
     held_state: str = "held"
+    # A put on the table this close (edge to edge) to an object handled earlier in the episode is reported
+    # as 'next to' it: the way a person describes arranging things together.
+    beside_m: float = Field(default=0.05, ge=0)
+    # Surfaces that are scene geoms, not objects, reported when seen (geom name -> object name).
+    surfaces: dict[str, str] = Field(default_factory=lambda: {"table_top": "table"})
+    surface_category: str = "furniture"
+    speech: bool = True                               # report what the person said as the transcript
 
 
 def load_sim_perception_config(options: dict[str, Any] | None = None) -> SimPerceptionConfig:
@@ -93,6 +101,7 @@ class SimAction:
     start_s: float
     end_s: float
     key_s: float
+    beside: str | None = None  # put on the table next to this object
 
 
 def _tilt(q: np.ndarray) -> float:
@@ -120,6 +129,10 @@ class DemoView:
         body_to_obj = {m.body(s.body_name).id: i for i, s in enumerate(self.specs)}
         # geom id → object index (-1: not an object: table, floor, the hand)
         self._geom_obj = np.array([body_to_obj.get(int(m.geom_bodyid[g]), -1) for g in range(m.ngeom)] + [-1])
+        # surfaces (the table top) get indices after the objects
+        self.surfaces = [name for geom, name in cfg.surfaces.items() if mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, geom) >= 0]
+        for n, geom in enumerate(g for g in cfg.surfaces if mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, g) >= 0):
+            self._geom_obj[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, geom)] = len(self.names) + n
         w = cfg.width or self.meta.width
         h = cfg.height or self.meta.height
         self._renderer = mujoco.Renderer(m, h, w)
@@ -147,7 +160,7 @@ class DemoView:
         types = seg[..., 1].ravel()
         ids = ids[(types == int(mujoco.mjtObj.mjOBJ_GEOM)) & (ids >= 0)]
         objs = self._geom_obj[ids]
-        counts = np.bincount(objs[objs >= 0], minlength=len(self.names))
+        counts = np.bincount(objs[objs >= 0], minlength=len(self.names) + len(self.surfaces))
         return {i: int(c) for i, c in enumerate(counts) if c >= self.cfg.min_pixels}
 
     def location(self, i: int, k: int) -> str | None:
@@ -197,7 +210,9 @@ class DemoView:
                 dest = tr.obj_pos[rest, i]
                 # the put starts where the object's last pick/pour ended (set below); this is a fallback
                 start = self._approach_start(k - 1, lambda j: float(np.linalg.norm(tr.obj_pos[j, i] - dest)))
-                out.append(SimAction("put", self.names[i], self.location(i, rest), float(tr.t[start]), key, key))
+                where = self.location(i, rest)
+                beside = self._beside(i, rest, k, att) if where == "table" else None
+                out.append(SimAction("put", self.names[i], where, float(tr.t[start]), key, key, beside))
             if att[k] >= 0:
                 i = int(att[k])
                 start = self._reach_start(k)
@@ -210,8 +225,21 @@ class DemoView:
                 before = [b for b in out[:n] if b.object == a.object and b.kind in ("pick", "pour")]
                 if before and before[-1].end_s <= a.key_s:
                     start = self._moves_again(before[-1].end_s, a.key_s, self.names.index(a.object))
-                    out[n] = SimAction("put", a.object, a.target, start, a.end_s, a.key_s)
+                    out[n] = SimAction("put", a.object, a.target, start, a.end_s, a.key_s, a.beside)
         return out
+
+    def _beside(self, i: int, rest: int, k: int, att: np.ndarray) -> str | None:
+        """The object handled earlier in the episode (grasped before frame k) that object i came to rest
+        next to at frame `rest` (edge gap within beside_m), or None."""
+        handled = {int(a) for a in att[:k] if a >= 0 and a != i}
+        p = self.trace.obj_pos[rest, i]
+        best, best_gap = None, self.cfg.beside_m
+        for j in handled:
+            q = self.trace.obj_pos[rest, j]
+            gap = float(np.hypot(*(p[:2] - q[:2]))) - self.specs[i].footprint_radius - self.specs[j].footprint_radius
+            if gap <= best_gap:
+                best, best_gap = self.names[j], gap
+        return best
 
     def _approach_start(self, k: int, dist) -> int:
         """Walk back from frame k while the distance kept shrinking (or the hand was still creeping in
@@ -317,7 +345,8 @@ def action_text(a: SimAction, verbs: dict[str, str]) -> str:
     if a.kind == "pour":
         return f"{verb} {a.object} into {a.target}"
     prep = "in" if a.target not in (None, "table", "floor") else "on"
-    return f"{verb} {a.object} {prep} {a.target or 'somewhere'}"
+    beside = f" next to {a.beside}" if a.beside else ""
+    return f"{verb} {a.object} {prep} {a.target or 'somewhere'}{beside}"
 
 
 class SimPerception(PerceptionBackend):
@@ -369,6 +398,10 @@ class SimPerception(PerceptionBackend):
                 last_seen[i] = k
         objects = []
         for i in order:
+            if i >= len(view.specs):  # a surface (the table): seen, no attributes beyond its kind
+                objects.append(ObjectObservation(name=view.surfaces[i - len(view.specs)],
+                                                 category=self.cfg.surface_category))
+                continue
             spec, k = view.specs[i], last_seen[i]
             held = int(view.trace.attached[k]) == i
             objects.append(ObjectObservation(
@@ -377,12 +410,16 @@ class SimPerception(PerceptionBackend):
                 state=self.cfg.held_state if held else None, aliases=list(spec.aliases)))
         is_last = seg.end_s >= view.meta.duration_s - 1e-6
         actions = [ActionObservation(verb=self.cfg.verbs.get(a.kind, a.kind),
-                                     nouns=[a.object] + ([a.target] if a.target else []),
+                                     nouns=[a.object] + ([a.target] if a.target else []) + ([a.beside] if a.beside else []),
                                      start_s=a.start_s, end_s=max(a.start_s, a.end_s),
                                      text=action_text(a, self.cfg.verbs), source_id=f"{a.kind}@{a.key_s:.3f}")
                    for a in view.actions
                    if seg.start_s <= a.key_s < seg.end_s or (is_last and a.key_s == seg.end_s)]
-        summary = "; ".join(a.text for a in actions)
+        # what the person said in this segment: the transcript a microphone + ASR would give
+        said = [u.text for u in view.meta.speech if self.cfg.speech and seg.start_s <= u.start_s < seg.end_s]
+        if said:
+            seg = seg.model_copy(update={"transcript": " ".join(said)})
+        summary = "; ".join([spoken(t) for t in said] + [a.text for a in actions])
         return SegmentObservation(segment=seg, objects=objects, actions=actions, summary=summary, backend=self.name)
 
     def close(self) -> None:

@@ -131,6 +131,10 @@ class SequenceItem(_Cfg):
 class RoutineConfig(_Cfg):
     name: str
     description: str = ""
+    # What the person says as they set about the task (heard by a microphone; `sim` perception reports it
+    # as the segment's transcript). One is drawn per session; empty: the person works in silence.
+    announce: list[str] = Field(default_factory=list)
+    words_per_s: float = Field(default=2.5, gt=0)  # speaking rate: how long an utterance lasts
     scene: str = "kitchen"           # robot_configs/scenes/<scene>.yaml
     idle_start_s: Vec2 = (2.0, 4.0)  # looking around before starting
     idle_end_s: Vec2 = (2.0, 4.0)

@@ -19,7 +19,7 @@ import numpy as np
 from memora_core.config import CONFIG_DIR
 from sim.demonstrator.config import RenderConfig, RoutineConfig, Step, load_render_config, load_routine
 from sim.demonstrator.performer import DemoError, Performer
-from sim.demonstrator.trace import DemoMeta, DemoSession, EventLog
+from sim.demonstrator.trace import DemoMeta, DemoSession, EventLog, Utterance
 from sim.scene import load_scene_config, sample_layout
 from sim.scene.config import SceneConfig
 from sim.scene.layout import Layout
@@ -143,6 +143,14 @@ def render_session(routine: str | RoutineConfig, seed: int, session: int, out_di
     perf = Performer(scene, layout, cfg, rng, sink=writer)
     try:
         perf.look_around(float(rng.uniform(*routine.idle_start_s)))
+        speech = []
+        if routine.announce:
+            # the person says what they are about to do, then starts (the choice is by session, not the rng,
+            # so layouts and step orders stay those of the silent routine)
+            text = routine.announce[session % len(routine.announce)]
+            start = perf.t
+            perf.hold(len(text.split()) / routine.words_per_s)
+            speech.append(Utterance(text=text, start_s=round(start, 4), end_s=round(perf.t, 4)))
         for i, step in enumerate(steps):
             perf.do(step)
             if step.do == "put":
@@ -165,7 +173,7 @@ def render_session(routine: str | RoutineConfig, seed: int, session: int, out_di
     meta = DemoMeta(video_id=vid, routine=routine.name, scene=routine.scene, session=session, seed=seed,
                     layout=layout, objects=perf.names, fps=v.fps, width=v.width, height=v.height,
                     fovy_deg=cfg.head.fovy_deg, frames=writer.frames, duration_s=duration,
-                    frame_digest=writer.digest, steps=[describe(s) for s in steps])
+                    frame_digest=writer.digest, steps=[describe(s) for s in steps], speech=speech)
     tmp_video.replace(result.video)
     # meta last: its presence marks a complete session (find_sessions, resume)
     result.meta_path.write_text(meta.model_dump_json(indent=1))

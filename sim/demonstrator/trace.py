@@ -34,6 +34,14 @@ class DemoEvent(_Model):
     key_s: float = Field(ge=0)       # grasp (pick), release (put), deepest tilt (pour)
 
 
+class Utterance(_Model):
+    """Something the person said while demonstrating (the audio a microphone would have picked up)."""
+
+    text: str = Field(min_length=1)
+    start_s: float = Field(ge=0)
+    end_s: float = Field(ge=0)
+
+
 class EventLog(_Model):
     video_id: str
     routine: str
@@ -59,6 +67,7 @@ class DemoMeta(_Model):
     duration_s: float
     frame_digest: str                # sha256 over the rendered RGB frames (determinism check)
     steps: list[str]                 # the session's expanded step list, e.g. 'pick coca-cola bottle'
+    speech: list[Utterance] = Field(default_factory=list)  # what the person said, with times
 
 
 @dataclass

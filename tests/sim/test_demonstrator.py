@@ -97,17 +97,31 @@ def test_same_seed_renders_the_same_demonstration(short_demo: DemoSession, short
 def test_sessions_vary_layout_and_order() -> None:
     routine = load_routine("task_b_breakfast")
     scene = load_scene_config()
-    orders, layouts = set(), set()
+    orders, layouts, variants = set(), set(), set()
     for session in range(12):
         rng = session_rng(routine.name, 0, session)
         layouts.add(tuple(draw_layout(scene, rng).poses["grey bowl"]))
         steps = expand_steps(routine, rng)
         check_steps(steps, scene)
         orders.add(tuple(s.object for s in steps if s.do == "pick"))
+        variants.add(tuple((s.do, s.object) for s in steps))
     assert len(layouts) == 12
-    # tea and spoon go in either order; the bowl is always first and the bread last
+    # the hands-on order is fixed (bowl, tea, spoon, bread); the optional glance at the metal spoon varies
+    assert orders == {("yellow bowl", "cinnamon tea box", "yellow spoon", "bread")}
+    assert len(variants) == 2
+
+
+def test_any_order_blocks_permute() -> None:
+    routine = RoutineConfig.model_validate({"name": "t", "sequence": [{"any_order": [
+        [{"do": "pick", "object": "cinnamon tea box"}, {"do": "put", "object": "cinnamon tea box", "target": "yellow bowl"}],
+        [{"do": "pick", "object": "yellow spoon"}, {"do": "put", "object": "yellow spoon", "target": "yellow bowl"}]]}]})
+    orders = {tuple(s.object for s in expand_steps(routine, session_rng("t", 0, k)) if s.do == "pick") for k in range(12)}
     assert len(orders) == 2
-    assert all(o[0] == "yellow bowl" and o[-1] == "bread" for o in orders)
+
+
+def test_routines_announce_themselves() -> None:
+    for name, word in (("task_a_drink", "drink"), ("task_b_breakfast", "breakfast")):
+        assert all(word in u.lower() for u in load_routine(name).announce)
 
 
 def test_routines_are_valid_and_name_the_right_objects() -> None:

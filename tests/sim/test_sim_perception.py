@@ -59,6 +59,9 @@ def test_objects_are_dense_canonical_and_attributed(observed: list[SegmentObserv
         assert len(names) == len(set(names))
         assert len(names) >= 8  # the head looks at a table of 12 objects: most are in view
         for o in obs.objects:
+            if o.name == "table":  # a surface, not a scene object: only its kind is reported
+                assert o.category == "furniture" and o.colour is None
+                continue
             spec = scene.object(o.name)
             assert (o.category, o.colour, o.material) == (spec.category, spec.colour, spec.material)
             assert o.label == (spec.label.lower() if spec.label else None)
@@ -115,3 +118,64 @@ def test_writer_forms_one_entity_per_object(short_demo: DemoSession, tmp_path: P
     assert names == {o.name for objs in objects for o in objs}  # look-alikes not merged, nothing duplicated
     assert stats["entity_observations"] == sum(len(objs) for objs in objects)
     assert stats["compression_ratio"] > 1.0
+
+
+# ------------------------------------------------------------------ speech, surfaces, 'next to'
+SPOKEN_ROUTINE = {
+    "name": "spoken_breakfast", "announce": ["Time to make my breakfast."], "idle_start_s": [0.5, 0.6],
+    "idle_end_s": [0.5, 0.6], "sequence": [{"steps": [
+        {"do": "pick", "object": "yellow bowl"},
+        {"do": "put", "object": "yellow bowl", "target": "table", "near": "table center"},
+        {"do": "pick", "object": "bread"},
+        {"do": "put", "object": "bread", "target": "table", "near": "yellow bowl"}]}]}
+
+
+@pytest.fixture(scope="module")
+def spoken(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoSession, list[SegmentObservation]]:
+    from sim.demonstrator import RoutineConfig, load_render_config, render_session
+
+    cfg = load_render_config()
+    session = render_session(RoutineConfig.model_validate(SPOKEN_ROUTINE), seed=1, session=0,
+                             out_dir=tmp_path_factory.mktemp("spoken"), cfg=cfg)
+    backend = SimPerception(PerceptionConfig(backend="sim"))
+    try:
+        return session, [backend.observe(i) for i in demo_inputs(session, "P01")]
+    finally:
+        backend.close()
+
+
+def test_speech_becomes_the_transcript_and_summary(spoken) -> None:
+    session, obs = spoken
+    meta = session.meta()
+    assert [u.text for u in meta.speech] == ["Time to make my breakfast."]
+    first = next(o for o in obs if o.segment.start_s <= meta.speech[0].start_s < o.segment.end_s)
+    assert first.segment.transcript == "Time to make my breakfast."
+    assert first.summary.startswith('says "Time to make my breakfast."')
+    assert sum("says" in o.summary for o in obs) == 1
+
+
+def test_table_is_seen_and_bread_is_put_next_to_the_bowl(spoken) -> None:
+    _, obs = spoken
+    assert any(o.name == "table" for ob in obs for o in ob.objects)
+    puts = [a for ob in obs for a in ob.actions if a.verb == "put"]
+    bread = next(a for a in puts if a.nouns[0] == "bread")
+    assert bread.text == "put bread on table next to yellow bowl" and "yellow bowl" in bread.nouns
+    bowl = next(a for a in puts if a.nouns[0] == "yellow bowl")
+    assert "next to" not in bowl.text  # nothing was handled before the bowl
+
+
+def test_consolidation_names_a_routine_from_speech() -> None:
+    from memora_core.consolidation.speech import name_from_speech, spoken as say, utterances
+    from memora_core.schemas import Activity, Evidence, RoutineSkill
+
+    assert utterances(f'{say("Time to make my breakfast.")}; pick up bread') == ["Time to make my breakfast."]
+    acts = [Activity(activity_id=f"a{v}", participant_id="P01", segment_id=f"P01/v{v}/00000", video_id=f"v{v}",
+                     start_s=0.0, end_s=10.0, seq=0, summary=f'{say(u)}; pick up yellow bowl')
+            for v, u in enumerate(["Time to make my breakfast.", "Now I'll make my breakfast.", "Let me make breakfast."])]
+    r = RoutineSkill(routine_id="P01-R000", participant_id="P01", goal="pick up yellow bowl", name="pick up yellow bowl",
+                     steps=["pick up yellow bowl", "put yellow bowl on table"], key_objects=["yellow bowl"],
+                     episodes=[Evidence(video_id=f"v{v}", start_s=4.0, end_s=20.0) for v in range(3)], frequency=3)
+    named = name_from_speech([r], acts)[0]
+    assert named.goal == "time to make my breakfast" and named.steps == r.steps
+    silent = name_from_speech([r], [a.model_copy(update={"summary": "pick up yellow bowl"}) for a in acts])[0]
+    assert silent.goal == "pick up yellow bowl"
