@@ -14,6 +14,7 @@ from memora_core.consolidation.enrichment import enrich_routines
 from memora_core.consolidation.preferences import mine_preferences
 from memora_core.consolidation.procedures import steps_from_activities
 from memora_core.consolidation.routines import mine_routines
+from memora_core.consolidation.speech import name_from_speech
 from memora_core.llm.base import LLMBackend
 from memora_core.schemas import Preference, RoutineSkill
 from memora_core.store.sqlite_store import SQLiteStore
@@ -25,11 +26,12 @@ def mine(store: SQLiteStore, participant_id: str, config: ConsolidationConfig | 
          ) -> tuple[list[RoutineSkill], list[Preference]]:
     """Mine without writing (used by consolidate and by read-only condition builders)."""
     cfg = config or load_agents_config().consolidation
-    per_video = steps_from_activities(store.activities(participant_id))
+    activities = store.activities(participant_id)
+    per_video = steps_from_activities(activities)
     entities = store.entities(participant_id)
     attributed = [e for e in entities if e.attributes]
     histories = {e.entity_id: store.entity_history(e.entity_id, participant_id) for e in attributed}
-    routines = mine_routines(participant_id, per_video, cfg)
+    routines = name_from_speech(mine_routines(participant_id, per_video, cfg), activities)
     prefs = mine_preferences(participant_id, per_video, entities, histories, cfg)
     return routines, prefs
 
