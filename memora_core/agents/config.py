@@ -60,6 +60,10 @@ class AgentSettings(_Cfg):
     compose_steps_per_object: int = Field(default=4, ge=1, le=10)
     placement_verbs: list[str] = Field(default_factory=lambda: ["set", "lay", "serve", "arrange"])
     verb_synonyms: dict[str, list[str]] = Field(default_factory=dict)
+    # full MEMORA: a routine's key objects of these EPIC categories are the tools it is done with
+    tool_categories: list[str] = Field(default_factory=lambda: [
+        "utensils", "cutlery", "cleaning equipment and material", "cookware"])
+    max_routine_tools: int = Field(default=2, ge=0, le=6)
 
 
 class AgentsConfig(_Cfg):

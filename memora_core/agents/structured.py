@@ -242,6 +242,7 @@ class StructuredPlanner:
         self.cfg = config or load_agents_config()
         self.family = getattr(memory, "family", "memora")
         self._routines_cached: dict[str, list[dict]] = {}
+        self._shared_routines: list[dict] | None = None
         self.vocab = vocabulary if vocabulary is not None else default_vocabulary()
 
     def synonyms(self, verb: str) -> frozenset[str]:
@@ -265,10 +266,28 @@ class StructuredPlanner:
         plan = Plan(participant_id=self.memory.participant_id, instruction=instruction, planner=self.kind,
                     condition=self.memory.condition_id)
         labels: list[tuple[str, list[Evidence]]] = []
+        if self.family == "memora" and "search_objects" in self.memory.tool_names:
+            # Entity memory resolves the task's objects to what this person's memory calls them first
+            # ('countertop' -> the 'counter' of class 'top'), so every later read asks about the right thing
+            instruction = self._resolve_objects(instruction, log, plan)
+            task = parse_task(instruction)
         parts = subtasks(instruction)
         if self.family != "parametric":
-            for sub in parts:
-                labels += self._plan_subtask(sub, log, plan, reserve=1 if len(parts) > 1 else 0)
+            if len(parts) > 1 and "get_routine_skill" in self.memory.tool_names and self._budget_left(log, 1):
+                # one routine read for the whole instruction, re-ranked per sub-task, so that every
+                # sub-task keeps the budget to recall its own episode
+                res = self._call(log, "get_routine_skill", {"goal_query": instruction, "top_k": 10})
+                self._shared_routines = res.items
+            try:
+                for sub in parts:
+                    got = self._plan_subtask(sub, log, plan, reserve=1 if len(parts) > 1 else 0)
+                    if not got and len(parts) > 1:
+                        # a sub-task memory could not cover (or no budget was left for) keeps its own frame
+                        got = self._from_template(sub)
+                        plan.missing.append(f"sub-task '{sub.text}' planned from the task text alone")
+                    labels += got
+            finally:
+                self._shared_routines = None
         if not labels:
             labels = self._from_template(task)
             plan.missing.append("no matching memory: plan from the task text alone")
@@ -281,6 +300,29 @@ class StructuredPlanner:
         plan.evidence = _unique_evidence([e for s in plan.steps for e in s.evidence])
         plan.tool_calls = log.calls
         return plan
+
+    def _resolve_objects(self, instruction: str, log: CallLog, plan: Plan) -> str:
+        """One search_objects call for all the task's objects: a task word that no stored object is named by,
+        but that shares its taxonomy class with one (the class Entity memory stored at formation), is
+        replaced by the stored name. Category words ('vegetables') are left to composition."""
+        heads = [h for h in object_heads(parse_task(instruction), self.vocab) if not self.vocab.members(h)]
+        if not heads or not self.vocab or not self._budget_left(log, 1):
+            return instruction
+        res = self._call(log, "search_objects", {"name": " ".join(heads), "top_k": 20})
+        names = {t for it in res.items for n in [it["name"], *it.get("aliases", [])] for t in tokens(n)}
+        out = instruction
+        for h in heads:
+            cls = self.vocab.siblings(h)
+            if stem(h) in names or not cls:
+                continue
+            same = [it for it in res.items if str(it.get("attributes", {}).get("category", "")).lower() == cls]
+            if same:
+                name = max(same, key=lambda it: float(it.get("observations") or 0))["name"]
+                new = re.sub(rf"\b{re.escape(h)}(e?s)?\b", name, out, flags=re.I)
+                if new != out:
+                    plan.missing.append(f"'{h}' resolved to this person's '{name}' (same class '{cls}')")
+                    out = new
+        return out
 
     def _plan_subtask(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
         has_routines = "get_routine_skill" in self.memory.tool_names
@@ -301,6 +343,8 @@ class StructuredPlanner:
             if best[3]:
                 plan.routine_id = plan.routine_id or best[3]
             labels = best[2]
+            if has_routines:
+                labels = self._with_routine_knowledge(task, labels, best[3], plan)
             cand_verbs = {t for lbl, _ in labels for t in tokens(split_label(lbl)[0])}
             if stem(task.verb) not in cand_verbs and task.verb not in soft and self._has_template(task.verb):
                 # the person does the task with a related verb ('scrub' for 'clean'): their steps, completed
@@ -320,8 +364,18 @@ class StructuredPlanner:
         if len(task.verbs) > 1:
             # 'clear and clean the countertop': each verb in turn, each from memory where it can be
             out: list[tuple[str, list[Evidence]]] = []
-            for v in task.verbs:
-                out += self._plan_subtask(Task(f"{v} {task.obj}", v, task.objects, (v,)), log, plan, reserve)
+            # the routines already read for the whole task are re-ranked per verb, not read again: the call
+            # budget goes to recalling how each verb was done
+            outer = self._shared_routines
+            self._shared_routines = self._routines_cached.get(task.text, outer)
+            try:
+                for i, v in enumerate(task.verbs):
+                    # each later verb keeps the two calls one recall needs (a search and its window)
+                    later = 2 * (len(task.verbs) - 1 - i)
+                    out += self._plan_subtask(Task(f"{v} {task.obj}", v, task.objects, (v,)), log, plan,
+                                              reserve + later)
+            finally:
+                self._shared_routines = outer
             return _dedupe(out)
         # nothing covers the task: transfer a same-verb procedure to the task's object
         if has_routines:
@@ -339,6 +393,51 @@ class StructuredPlanner:
             if rec:
                 return rec
         return best[2] if best is not None and best[0] > 0 else []
+
+    # --- Inferred Knowledge (full MEMORA): the person's canonical way of doing a verb, and its tools
+    def _verb_routine(self, task: Task) -> dict | None:
+        """The routine whose goal does the task's verb (the person's canonical procedure for it), most
+        frequent first, among the routines already read for this task."""
+        verbs = {stem(task.verb)} | self.synonyms(task.verb)
+        rts = [r for r in self._routines_cached.get(task.text, []) if {stem(t) for t in tokens(
+            split_label(r["goal"])[0])} & verbs]
+        exact = [r for r in rts if stem(task.verb) in tokens(split_label(r["goal"])[0])]
+        return max(exact or rts, key=lambda r: int(r.get("frequency") or 0), default=None)
+
+    def _tool_objects(self, routine: dict, labels: list[str]) -> list[str]:
+        """A routine's key objects that are tools (utensils, cutlery, cleaning material, cookware: the EPIC
+        category of their class) and that its steps never name: what the person uses to do it."""
+        have = {t for lbl in labels for t in tokens(lbl)}
+        cats = set(self.cfg.agents.tool_categories)
+        out = []
+        for o in routine.get("key_objects", []):
+            cls = self.vocab.siblings(o.split()[-1]) if self.vocab else None
+            cat = self.vocab.class_category.get(cls or "", "") if self.vocab else ""
+            if cat in cats and not set(tokens(o)) <= have and o not in out:
+                out.append(o)
+        return out[: self.cfg.agents.max_routine_tools]
+
+    def _with_routine_knowledge(self, task: Task, labels: list[tuple[str, list[Evidence]]], routine_id: str | None,
+                                plan: Plan) -> list[tuple[str, list[Evidence]]]:
+        """An episode that covers the task is completed by the person's routine for its verb (transferred to
+        the task's object: the steps the episode did not show, in the routine's order); the routine's tools
+        that no step names are picked up first."""
+        rt = next((r for r in self._routines_cached.get(task.text, []) if r["routine_id"] == routine_id), None)
+        if rt is None:
+            rt = self._verb_routine(task)
+            if rt is not None and task.objects:
+                steps = self._transfer(task, rt["steps"], plan, rt["routine_id"]) or rt["steps"]
+                ev = [Evidence.model_validate(e) for e in rt["episodes"][:2]]
+                by_label = dict(labels)
+                merged = merge_with_prior(steps, [lbl for lbl, _ in labels])
+                labels = _dedupe([(lbl, by_label.get(lbl, ev)) for lbl in merged])
+        if rt is not None:
+            ev = [Evidence.model_validate(e) for e in rt["episodes"][:2]]
+            tools = self._tool_objects(rt, [lbl for lbl, _ in labels])
+            if tools:
+                plan.missing.append(f"tools from routine {rt['routine_id']}: {', '.join(tools)}")
+            labels = [(f"pick up {t}", ev) for t in tools] + labels
+        return labels
 
     # --- composition: a task memory does not cover as a whole, planned object by object
     def _compose(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
@@ -419,6 +518,9 @@ class StructuredPlanner:
         return picked
 
     def _routines(self, task: Task, log: CallLog) -> list[dict]:
+        if self._shared_routines is not None:
+            self._routines_cached[task.text] = self._shared_routines
+            return self._shared_routines
         res = self._call(log, "get_routine_skill", {"goal_query": task.text, "top_k": 5})
         self._routines_cached[task.text] = res.items
         return res.items
@@ -436,15 +538,19 @@ class StructuredPlanner:
     def _search_and_window(self, query: str, task: Task, log: CallLog) -> list[Step]:
         fam = self.family
         tool = {"memora": "search_activities", "flat1d": "search_memory", "graph2d": "search_events"}[fam]
+        syn = self.cfg.agents.verb_synonyms.get(task.verb, [])
+        # the person may do the task's verb under another name ('wipe counter' for 'clean the counter')
+        query = " ".join([query, *[v for v in syn if v not in query.lower().split()]])
         res = self._call(log, tool, {"query": query, "top_k": 8})
         if not res.items:
             return []
         soft = set(self.cfg.agents.soft_task_verbs)
         want = set(tokens(task.text))
+        synonyms = self.synonyms(task.verb)
 
         def rel(it: dict) -> tuple[float, float]:
             text = str(it.get("summary") or it.get("text", ""))
-            r = relevance(task, " ".join(split_label(p)[0] for p in text.split(";")), text, soft)[0]
+            r = relevance(task, " ".join(split_label(p)[0] for p in text.split(";")), text, soft, synonyms)[0]
             return r, len(want & set(tokens(text))) / max(len(want), 1)
 
         hit = max([it for it in res.items[:8] if it.get("kind", "log") == "log"] or res.items[:8], key=rel)

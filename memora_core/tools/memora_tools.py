@@ -7,7 +7,8 @@ its evidence (video id, timestamps).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memora_core.schemas import Activity, EntityRecord, Evidence, Preference, RoutineSkill
@@ -25,6 +26,7 @@ from memora_core.tools.registry import (
 from memora_core.tools.text import BM25, tokens
 
 RRF_K = 20.0
+CLASS_MATCH_SCORE = 0.5  # an object found by its taxonomy class ranks below any name match of a one-word query
 
 
 def fuse(lexical: Sequence[tuple[int, float]], semantic: Sequence[int], k: int) -> list[tuple[int, float]]:
@@ -45,8 +47,11 @@ class MemoraTools(ToolSet):
     """Typed tools bound to one participant; `include_knowledge=False` gives MEMORA-Episodic."""
 
     def __init__(self, store: SQLiteStore, participant_id: str, *, include_knowledge: bool = True,
-                 routines: list[RoutineSkill] | None = None, preferences: list[Preference] | None = None) -> None:
+                 routines: list[RoutineSkill] | None = None, preferences: list[Preference] | None = None,
+                 word_class: Callable[[str], str | None] | None = None) -> None:
         self.store, self.pid = store, participant_id
+        self._word_class: Callable[[str], str | None] | None = word_class
+        self.class_match_score = CLASS_MATCH_SCORE
         self.include_knowledge = include_knowledge
         self.entities: list[EntityRecord] = store.entities(participant_id)
         self.activities: list[Activity] = store.activities(participant_id)
@@ -90,8 +95,23 @@ class MemoraTools(ToolSet):
                              "text": x.text} for x in a.actions]}
 
     # ------------------------------------------------------------ tools
+    def _query_classes(self, name: str) -> dict[str, str]:
+        """Taxonomy class of each query word ('countertop' -> 'top', 'dishes' -> 'plate'), so an object the
+        person calls by another name of the same class is found through Entity memory's stored class."""
+        if self._word_class is None:
+            from memora_core.agents.vocab import default_vocabulary  # word knowledge, loaded once per process
+
+            self._word_class = default_vocabulary().siblings
+        out: dict[str, str] = {}
+        for w in re.findall(r"[a-z]+", name.lower()):
+            cls = self._word_class(w)
+            if cls:
+                out[w] = cls
+        return out
+
     def search_objects(self, args: SearchObjectsArgs) -> ToolResult:
         q = set(tokens(args.name))
+        classes = set(self._query_classes(args.name).values())
         scored = []
         for e in self.entities:
             names = [e.name, *e.aliases]
@@ -99,6 +119,9 @@ class MemoraTools(ToolSet):
                 s = 2.0
             else:
                 s = max((len(q & set(tokens(n))) / max(len(q), 1) for n in names), default=0.0)
+                if not s and str(e.attributes.get("category", "")).lower() in classes:
+                    # same taxonomy class, different name ('counter' for 'countertop'): a weaker match
+                    s = self.class_match_score / max(len(q), 1)
             if args.attributes:
                 wanted = {k.lower(): str(v).lower() for k, v in args.attributes.items()}
                 s += sum(0.5 for k, v in wanted.items() if e.attributes.get(k, "").lower() == v)
