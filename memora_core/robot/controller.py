@@ -50,6 +50,9 @@ class PrimitiveFailure(Exception):
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+TABLE_WORDS = ("table", "the table", "counter", "table top")
+# 'table next to yellow bowl' / 'next to the bowl' / 'beside the bowl': a table spot beside an object
+_BESIDE = re.compile(r"^(?:(?:the )?(?:table|counter) )?(?:next to|beside|near|by) (?:the )?(.+)$")
 STOPWORDS = {"the", "a", "an", "of", "my", "to", "in", "on", "into", "onto", "with", "from"}
 
 
@@ -85,6 +88,11 @@ class RuleBasedController:
         self.tallest = tallest_object
         self._origin: dict[str, np.ndarray] = {}  # where each object was picked from (for pour's put-back)
         self._pose: GraspPose = self.cfg.motion.grasp_poses[0]  # hand orientation of the current/last grasp
+        # (held object, palm xy at the grasp, what the hand/object touched then): while the palm is still on
+        # that vertical line, lifting straight up leaves those contacts behind, so they are no obstacle.
+        self._lift_clear: tuple[str, np.ndarray, set[str]] | None = None
+        self._held_rot: np.ndarray | None = None  # palm orientation at the grasp of the held object
+        self._grasping: str | None = None          # the object the current descent goes for
 
     # --- names ---------------------------------------------------------------------------------------
     def objects(self) -> list[SceneObject]:
@@ -151,8 +159,10 @@ class RuleBasedController:
         return self.table_z + tallest + self.cfg.motion.carry_margin + below
 
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
-                   start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None) -> list[dict[str, float]]:
-        """IK waypoints along the straight palm line to `point`, each checked for reach and clearance.
+                   start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None,
+                   touch_at_end: set[str] = frozenset()) -> list[dict[str, float]]:
+        """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
+        (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped).
         Raises PrimitiveFailure (unreachable / collision) before anything moves."""
         point = np.asarray(point, float)
         try:
@@ -163,6 +173,10 @@ class RuleBasedController:
         n = max(1, int(np.ceil(np.linalg.norm(point - hand) / self.cfg.motion.path_step)))
         seed, path = start, []
         rot, cost = self._rotation(), self._pose.orientation_cost
+        if self._held_rot is not None and self.robot.held_object() is not None:
+            # Holding: keep the hand as it was at the grasp, so the object hanging below the palm does not
+            # swing into a neighbour while the arm re-poses.
+            rot, cost = self._held_rot, max(cost, self.cfg.motion.held_orientation_cost)
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
             q, err = self.robot.solve_ik(p, seed=seed, rotation=rot, orientation_cost=cost)
@@ -170,7 +184,7 @@ class RuleBasedController:
             if err > self.cfg.ik.tolerance * (1 if i == n else 2):
                 raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(p, 3).tolist()}: IK residual "
                                        f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
-            hits = self.robot.clearance(q, ignore)
+            hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n else set()))
             if hits:
                 raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(p, 3).tolist()} "
                                        f"blocked by {', '.join(hits)}")
@@ -181,7 +195,11 @@ class RuleBasedController:
     def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint") -> None:
         point = np.asarray(point, float)
         ignore = set(ignore or set())
-        path = self._plan_line(point, ignore, what)
+        self._follow(self._plan_line(point, ignore, what), point, ignore, what)
+
+    def _follow(self, path: list[dict[str, float]], point: np.ndarray, ignore: set[str], what: str) -> None:
+        """Run a checked joint path whose palm ends at `point`; fail when the arm hit something or stopped
+        short of it."""
         dist = float(np.linalg.norm(point - self.robot.hand_position()))
         duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed)
         report = self.robot.command_path(path, duration)
@@ -204,8 +222,8 @@ class RuleBasedController:
             self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), ignore, "ready")
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            self._go(np.array([hand[0], hand[1], z]), ignore | {"table"} if hand[2] < self.table_z + 0.02
-                     else ignore, "lift")
+            up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
+            self._go(np.array([hand[0], hand[1], self._first_level(hand, levels, up)]), up, "lift")
         failure = None
         for level in levels:
             try:
@@ -213,7 +231,7 @@ class RuleBasedController:
                     h = self.robot.hand_position()
                     self._plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
                                     start_xyz=np.array([h[0], h[1], level]))  # check before descending
-                    self._go(np.array([h[0], h[1], level]), ignore, "carry level")
+                    self._go(np.array([h[0], h[1], level]), ignore | self._lift_contacts(), "carry level")
                 self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
                 return
             except PrimitiveFailure as f:
@@ -221,6 +239,41 @@ class RuleBasedController:
                 if f.reason is not FailureReason.UNREACHABLE:
                     raise
         raise failure
+
+    def _first_level(self, hand: np.ndarray, levels: list[float], ignore: set[str]) -> float:
+        """The highest of `levels` the palm can rise to straight up from `hand` (a far object may not be
+        liftable to full cruise height); the lowest when none plans (the move then reports why)."""
+        for z in levels:
+            try:
+                self._plan_line(np.array([hand[0], hand[1], z]), ignore, "lift")
+                return z
+            except PrimitiveFailure:
+                continue
+        return levels[-1]
+
+    def _lift_contacts(self) -> set[str]:
+        """What the hand/held object touched at the grasp, while the palm is still straight above the grasp."""
+        if self._lift_clear is None:
+            return set()
+        name, xy, contacts = self._lift_clear
+        if self.robot.held_object() != name or np.linalg.norm(self.robot.hand_position()[:2] - xy) > 0.01:
+            return set()
+        return contacts
+
+    def _joint_line(self, goal: dict[str, float], ignore: set[str], what: str) -> list[dict[str, float]]:
+        """Joint-space waypoints from the commanded posture to `goal` (same palm point, another arm posture),
+        each checked for clearance."""
+        now = self.robot.joint_positions()
+        span = max(abs(v - now[k]) for k, v in goal.items())
+        n = max(1, int(np.ceil(span / self.cfg.motion.joint_step)))
+        path = []
+        for i in range(1, n + 1):
+            q = {k: now[k] + (v - now[k]) * i / n for k, v in goal.items()}
+            hits = self.robot.clearance(q, ignore)
+            if hits:
+                raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: posture change blocked by {', '.join(hits)}")
+            path.append(q)
+        return path
 
     def _touching_now(self) -> set[str]:
         return set(self.robot.clearance(self.robot.joint_positions(), set()))
@@ -237,7 +290,9 @@ class RuleBasedController:
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home
                      and "hand" not in j})
-        self.robot.command(home, self.cfg.motion.min_segment_s * 2)
+        # no faster than the velocity limit allows (a wrist far from home needs longer than the default)
+        slowest = self.robot.limits.min_duration(self.robot.joint_positions(), home) * 1.1
+        self.robot.command(home, max(self.cfg.motion.min_segment_s * 2, slowest))
 
     def _select_arm(self, arm: str) -> None:
         if arm != self.robot.arm:
@@ -272,30 +327,94 @@ class RuleBasedController:
         first = "left" if y >= self.cfg.motion.left_arm_min_y else "right"
         return [a for a in (first, "right" if first == "left" else "left") if a in self.cfg.arms]
 
-    def _choose_grasp(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str],
-                      arms: list[str] | None = None) -> tuple[str, GraspPose]:
-        """The first (arm, hand orientation), in a fixed rule order, for which the vertical descent from
-        cruise height to the grasp point is reachable and keeps clear of every other object and the table."""
+    def _grasp_points(self, obj: SceneObject, top: np.ndarray, rot: np.ndarray) -> list[np.ndarray]:
+        """Palm points a top grasp may close at: `grasp.clearance` above the top's centre, then, for a long
+        object (a spoon, a tea box), above points along its long side(s), `grasp_end_margin` inside its end
+        (a hand takes a spoon by the handle when the bowl end is crowded) and within the grasp radius."""
+        up = np.array([0.0, 0.0, self.cfg.grasp.clearance])
+        points = [top + up]
+        if obj.extent is None:
+            return points
+        reach = np.sqrt(max(0.0, (self.cfg.grasp.radius + self.cfg.grasp.clearance) ** 2
+                            - self.cfg.grasp.clearance ** 2)) * 0.9
+        for axis, half in enumerate(obj.extent):
+            off = min(half - self.cfg.motion.grasp_end_margin, reach)
+            if off >= self.cfg.motion.grasp_min_offset:
+                d = rot[:, axis] * np.array([1.0, 1.0, 0.0])
+                d /= max(np.linalg.norm(d), 1e-9)
+                points += [top + up + off * d, top + up - off * d]
+        return points
+
+    def _choose_grasp(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str],
+                      arms: list[str] | None = None) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
+        """The first (grasp point, arm, hand orientation), in a fixed rule order, for which the vertical
+        descent from cruise height to the grasp point is reachable and keeps clear of every other object and
+        the table; with the checked joint path of that descent (first waypoint: the posture above)."""
         current, failures = self.robot.arm, []
-        above = np.array([grasp_pt[0], grasp_pt[1], max(self._cruise_z(),
-                                                         grasp_pt[2] + self.cfg.motion.approach_height)])
-        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+        cruise = self._cruise_z()
+        free = ignore - {obj.name}
         try:
-            for arm in arms or self._arm_order(float(grasp_pt[1])):
-                self.robot.use_arm(arm)
-                for pose in self.cfg.motion.grasp_poses:
-                    self._pose = pose
-                    try:
-                        q_above = self._plan_line(above, ignore, "above", start_xyz=above)[-1]
-                        q_pre = self._plan_line(pre, ignore, "pre-grasp", q_above, above)[-1]
-                        self._plan_line(grasp_pt, ignore, "approach", q_pre, pre)
-                        return arm, pose
-                    except PrimitiveFailure as f:
-                        failures.append(f)
+            for grasp_pt in points:
+                above = np.array([grasp_pt[0], grasp_pt[1], max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
+                pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+                for arm in arms or self._arm_order(float(grasp_pt[1])):
+                    self.robot.use_arm(arm)
+                    for pose in self.cfg.motion.grasp_poses:
+                        self._pose = pose
+                        try:
+                            # The end point first: it is where a crowded grasp fails, and one IK solve says so.
+                            self._plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
+                            # Down to the grasp the hand must not run into the object it is to take either:
+                            # only at the grasp point may it touch it.
+                            path = self._plan_line(above, free, "above", start_xyz=above)
+                            path += self._plan_line(pre, free, "pre-grasp", path[-1], above)
+                            path += self._plan_line(grasp_pt, free, "approach", path[-1], pre, touch_at_end=ignore)
+                            return arm, pose, grasp_pt, path
+                        except PrimitiveFailure as f:
+                            failures.append(f)
         finally:
             self.robot.use_arm(current)
         worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
         raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}")
+
+    def _descend(self, grasp_pt: np.ndarray, checked: list[dict[str, float]], ignore: set[str]) -> None:
+        """Pre-grasp and approach, planned again from the arm's actual posture after the transit; when that
+        plan is blocked (the transit left the arm in another posture than grasp selection assumed), change
+        posture in joint space to the checked one above the object and follow the checked descent."""
+        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+        try:
+            free = {n for n in ignore if n != self.robot.held_object()} - {self._grasping}
+            path = self._plan_line(pre, free, "pre-grasp")
+            path += self._plan_line(grasp_pt, free, "approach", path[-1], pre, touch_at_end=ignore)
+        except PrimitiveFailure as f:
+            log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
+            above = np.array([grasp_pt[0], grasp_pt[1], max(self._cruise_z(), pre[2])])
+            if np.linalg.norm(self.robot.hand_position() - above) > 0.01:
+                self._go(above, ignore, "above")
+            self._follow(self._joint_line(checked[0], ignore, "above"), above, ignore, "above")
+            path = checked[1:]
+        self._follow(path, grasp_pt, ignore, "approach")
+
+    def _lift(self, obj: SceneObject) -> None:
+        """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
+        and whatever the hand or object touched at the grasp are left behind by a vertical move."""
+        hand = self.robot.hand_position()
+        contacts = {"table"} | self._touching_now()
+        self._lift_clear = (obj.name, hand[:2].copy(), contacts)
+        self._held_rot = self.robot.hand_rotation()
+        heights = [z for z in self._cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
+        heights.append(hand[2] + self.cfg.motion.lift_height)
+        failure = None
+        for z in heights:
+            point = np.array([hand[0], hand[1], z])
+            try:
+                path = self._plan_line(point, contacts, "lift")
+            except PrimitiveFailure as f:
+                failure = failure or f
+                continue
+            self._follow(path, point, contacts, "lift")
+            return
+        raise failure
 
     def _pick(self, call: PrimitiveCall, arms: list[str] | None = None) -> None:
         obj = self._find(call.object, "object")
@@ -309,21 +428,17 @@ class RuleBasedController:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} is lying over; top grasp impossible")
         self._origin[obj.name] = pos.copy()
         top = pos + np.array([0, 0, obj.half_height])
-        grasp_pt = top + np.array([0, 0, self.cfg.grasp.clearance])
         ignore = {obj.name}
-        arm, pose = self._choose_grasp(obj, grasp_pt, ignore, arms)
+        arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms)
         self._select_arm(arm)
         self._pose = pose
-        self._transit(grasp_pt[:2], ignore)                                        # above the object
-        self._go(grasp_pt + [0, 0, self.cfg.motion.approach_height], ignore, "pre-grasp")
-        self._go(grasp_pt, ignore, "approach")                                       # approach
+        self._grasping = obj.name
+        self._transit(grasp_pt[:2], ignore, grasp_pt[2] + self.cfg.motion.approach_height)  # above the object
+        self._descend(grasp_pt, checked, ignore)                                   # pre-grasp, approach
         if not self.robot.grasp(obj.name):                                           # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}")
-        # Lift straight up: the table the object rests on, and whatever the hand already touches, is left
-        # behind by a vertical move, so neither is an obstacle for it.
-        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.lift_height],
-                 {"table"} | self._touching_now(), "lift")
+        self._lift(obj)                                                              # lift
         self._check_held(obj.name)
         start = self._origin[obj.name]
         now, _ = self.robot.object_pose(obj.name)
@@ -337,18 +452,51 @@ class RuleBasedController:
             self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name))
         return obj
 
-    def _target_point(self, target: str, relation: str | None) -> tuple[np.ndarray, float, str | None, float]:
+    def _target_point(self, target: str, relation: str | None,
+                      obj: SceneObject | None = None) -> tuple[np.ndarray, float, str | None, float]:
         """(xy-z point on which the object's bottom should land, tolerance, receptacle name, receptacle radius)."""
         region = self.regions.get(target.lower())
         if region is not None:
             return np.array([region[0], region[1], self.table_z]), self.cfg.motion.place_tolerance, None, 0.0
-        if target.lower() in ("table", "counter", "the table"):
-            raise PrimitiveFailure(FailureReason.OBJECT_MISSING, "say which region of the table")
+        t = " ".join(target.lower().split())
+        beside = _BESIDE.match(t)
+        if t in TABLE_WORDS or beside:
+            if obj is None:
+                raise PrimitiveFailure(FailureReason.OBJECT_MISSING, "say which region of the table")
+            if beside:
+                ref = self._find(beside.group(1), "reference")
+                near = np.asarray(self.robot.object_pose(ref.name)[0][:2], float)
+                spots = self._table_spots(obj, near, min_dist=ref.radius + obj.radius + self.cfg.motion.beside_gap)
+            else:  # anywhere on the table: where it came from if that is free, else the nearest free spot
+                origin = self._origin.get(obj.name)
+                near = origin[:2] if origin is not None else self.robot.hand_position()[:2]
+                spots = self._table_spots(obj, near)
+            if not spots:
+                raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot for {obj.name} near "
+                                       f"{np.round(near, 2).tolist()}")
+            self._spots = spots
+            return np.array([spots[0][0], spots[0][1], self.table_z]), self.cfg.motion.place_tolerance, None, 0.0
         rec = self._find(target, "target")
         pos, _ = self.robot.object_pose(rec.name)
         rim = pos[2] + rec.half_height
         tol = max(self.cfg.motion.place_tolerance, rec.radius * 0.8) if relation == "in" else self.cfg.motion.place_tolerance
         return np.array([pos[0], pos[1], rim]), tol, rec.name, rec.radius
+
+    def _table_spots(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
+        """Free table points (every other object at least `beside_gap` away, edge to edge) within
+        `table_spot_radius` of `near` and at least `min_dist` from it, nearest first."""
+        m = self.cfg.motion
+        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
+                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
+        r = np.arange(-m.table_spot_radius, m.table_spot_radius + 1e-9, m.table_spot_step)
+        cands = [near + np.array([dx, dy]) for dx in r for dy in r]
+        if min_dist > 0:  # beside: also the ring itself, so the closest spot is really next to it
+            cands += [near + min_dist * np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
+        lo, hi = np.array(self.robot.limits.config.workspace.min[:2]), np.array(self.robot.limits.config.workspace.max[:2])
+        free = [c for c in cands if np.linalg.norm(c - near) >= min_dist - 1e-9 and np.all(c >= lo) and np.all(c <= hi)
+                and all(np.linalg.norm(c - p) >= rad + obj.radius + m.beside_gap for p, rad in others)]
+        free.sort(key=lambda c: (round(float(np.linalg.norm(c - near)), 4), float(c[0]), float(c[1])))
+        return free[: m.table_spot_tries]
 
     def _release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str],
                        slack: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -379,9 +527,20 @@ class RuleBasedController:
         z = self._cruise_z()
         return [z, z - 0.05, z - 0.10]
 
+    def _resting_on_table(self, obj: SceneObject) -> bool:
+        pose = self.robot.object_pose(obj.name)
+        if pose is None or self.robot.held_object() == obj.name:
+            return False
+        pos, rot = pose
+        return abs(pos[2] - obj.half_height - self.table_z) < 0.01 and rot[2, 2] > 0.9
+
     def _place(self, call: PrimitiveCall) -> float:
+        found = self._find(call.object, "object")
+        if " ".join((call.target or "").lower().split()) in TABLE_WORDS and self._resting_on_table(found):
+            return 0.0  # 'put it on the table' and it already stands there (a pour puts the bottle back)
         obj = self._ensure_held(call.object)
-        goal, tol, receptacle, _ = self._target_point(call.target or "", call.relation)
+        self._spots: list[np.ndarray] = []
+        goal, tol, receptacle, _ = self._target_point(call.target or "", call.relation, obj)
         target_xy = goal[:2].copy()  # the error is always measured against the target's centre
         if receptacle == obj.name:
             raise PrimitiveFailure(FailureReason.NOT_ALLOWED, "cannot place an object in itself")
@@ -392,9 +551,19 @@ class RuleBasedController:
         try:
             release, hang, goal = self._release_point(obj, goal, ignore, slack)
         except PrimitiveFailure as first:
-            if not self._hand_off(obj):
-                raise first
-            release, hang, goal = self._release_point(obj, goal, ignore, slack)
+            found_spot = False
+            for spot in self._spots[1:]:  # a free table spot this arm cannot lower onto: the next free one
+                try:
+                    release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]),
+                                                              ignore, slack)
+                    target_xy, found_spot = spot.copy(), True
+                    break
+                except PrimitiveFailure:
+                    continue
+            if not found_spot:
+                if not self._hand_off(obj):
+                    raise first
+                release, hang, goal = self._release_point(obj, goal, ignore, slack)
         self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
         self._check_held(obj.name)
         self._go(release + [0, 0, self.cfg.motion.approach_height], ignore, "lower")   # lower
@@ -450,14 +619,29 @@ class RuleBasedController:
         cup = self._find(call.target, "container")
         cpos, _ = self.robot.object_pose(cup.name)
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
-        # Hold the bottle beside the cup, mouth over the rim, then roll the wrist.
-        side = np.array([0.0, -(cup.radius + obj.radius + 0.01), 0.0])
-        above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + 0.06])
-        self._transit(above[:2] + hang[:2], {obj.name, cup.name})
-        self._go(above + hang, {obj.name, cup.name}, "pour pose")
         roll = f"{self.robot.arm}_wrist_roll_joint"
-        q = self.robot.joint_positions()
-        sign = 1.0 if self.robot.arm == "right" else -1.0
+        lo, hi = self.robot.limits.ranges.get(roll, (-np.inf, np.inf))
+        margin = self.robot.limits.config.position_margin
+        # Hold the bottle beside the cup, mouth over the rim, then roll the wrist. When the wrist cannot roll
+        # that far from the grasp's orientation, pour from the cup's other side, rolling the other way.
+        for flip in (1.0, -1.0):
+            side = np.array([0.0, -flip * (cup.radius + obj.radius + 0.01), 0.0])
+            above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + 0.06])
+            try:
+                self._transit(above[:2] + hang[:2], {obj.name, cup.name})
+                self._go(above + hang, {obj.name, cup.name}, "pour pose")
+            except PrimitiveFailure:
+                if flip > 0:
+                    raise
+                break  # the other side is out of reach: fail below
+            q = self.robot.joint_positions()
+            sign = (1.0 if self.robot.arm == "right" else -1.0) * flip
+            if lo + margin <= q[roll] + sign * self.cfg.motion.pour_angle <= hi - margin:
+                break
+            sign = 0.0
+        if sign == 0.0:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"the wrist cannot roll {obj.name} over {cup.name} "
+                                   f"from either side")
         tilt_max = 0.0
         for target in (q[roll] + sign * self.cfg.motion.pour_angle,):
             self.robot.command({roll: target})

@@ -58,6 +58,8 @@ class MotionConfig(_Cfg):
     # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
     path_step: float = Field(default=0.05, gt=0)
+    joint_step: float = Field(default=0.1, gt=0)         # rad between checked waypoints of a joint-space move
+    held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
     clearance_margin: float = Field(default=0.01, ge=0)
     carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
     # Arm choice: objects left of this y (world) are tried with the left arm first, the rest with the right.
@@ -68,6 +70,16 @@ class MotionConfig(_Cfg):
     # Where an object is put down to pass it to the other arm (x/y box, world), and the free gap it needs.
     handoff_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.32, -0.15), (0.45, 0.05))
     handoff_gap: float = Field(default=0.03, ge=0)
+    # 'put X on the table' (no region) / 'put X next to Y': free table spots tried nearest first, on a grid of
+    # this step within this radius of the wanted point (where X came from, or beside Y), at most this many.
+    table_spot_step: float = Field(default=0.03, gt=0)
+    table_spot_radius: float = Field(default=0.24, gt=0)
+    table_spot_tries: int = Field(default=10, ge=1)
+    beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
+    # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
+    # end, and an offset shorter than `grasp_min_offset` is not worth trying.
+    grasp_end_margin: float = Field(default=0.025, ge=0)
+    grasp_min_offset: float = Field(default=0.015, gt=0)
     grasp_poses: list[GraspPose] = Field(default_factory=lambda: [GraspPose(name="forward", pitch_deg=0.0,
                                                                              orientation_cost=0.05)])
 
@@ -127,6 +139,7 @@ class SceneObject(_Cfg):
     container: bool = False
     half_height: float
     radius: float
+    extent: tuple[float, float] | None = None  # half sizes along the object's own x and y (boxes); None: round
     position: Vec3 | None = None  # None: not present / not seen
 
 
@@ -162,6 +175,10 @@ class Robot(ABC):
     @abstractmethod
     def hand_position(self, arm: str | None = None) -> np.ndarray:
         """The palm of `arm` (default: the active arm)."""
+
+    def hand_rotation(self, arm: str | None = None) -> np.ndarray | None:
+        """World orientation (3x3) of the palm frame of `arm`; None where the backend does not know it."""
+        return None
 
     @abstractmethod
     def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None, rotation: np.ndarray | None = None,
