@@ -27,13 +27,13 @@ from std_msgs.msg import String
 
 from memora.common import declare_params, run_node
 from memora.conversions import plan_from_msg, plan_to_msg
+from memora_core.runtime.tasks import MonitorConfig, chosen_objects, run_monitored, task_success
 from memora_core.schemas import Plan
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import EpisodeEvent
 from memora_interfaces.msg import Plan as PlanMsg
 from memora_interfaces.srv import SendInstruction
 
-RETRY_REASONS = {"slipped", "unreachable", "collision", "postcondition_failed"}
 
 
 class DriverParams(BaseModel):
@@ -164,39 +164,14 @@ class DemoDriver(Node):
         return res.success, steps, res.message
 
     def _monitored(self, plan: Plan, t_instr: float, record: dict[str, Any]) -> bool:
-        retries = replans = 0
-        remaining = plan
-        while True:
-            ok, steps, message = self._execute(remaining, t_instr, record)
-            record["steps"] += [s for s in steps if s["success"]]
-            if ok:
-                return True
-            failed = next((s for s in steps if not s["success"]), None)
-            reason = (failed or {}).get("reason") or ""
-            record["events"].append({"failed": failed, "message": message})
-            if failed is None:
-                record["question"] = f"The robot could not run the plan ({message}). What should I do?"
-                break
-            done = {s["index"] for s in steps if s["success"]}
-            rest = [s for s in remaining.steps if s.index not in done]
-            if reason in RETRY_REASONS and retries < self.p.max_retries:
-                retries += 1
-                self.say(f"  monitor: step failed ({reason}); retrying it ({retries}/{self.p.max_retries})")
-                remaining = remaining.model_copy(update={"steps": rest})
-                continue
-            if reason == "object_missing" and replans < self.p.max_replans:
-                replans += 1
-                self.say(f"  monitor: {failed.get('object')!r} is not where memory says; replanning from memory")
-                ok_plan, why, new = self._plan_text(plan.instruction)
-                new_rest = new.steps[len(done):] if ok_plan else []
-                if new_rest and [s.render() for s in new_rest] != [s.render() for s in rest]:
-                    remaining = new.model_copy(update={"steps": new_rest})
-                    continue
-            record["question"] = (f"I cannot {failed.get('primitive')} the {failed.get('object')} "
-                                  f"({reason or message}). Where is it, or what should I use instead?")
-            break
-        self.say(f"  monitor asks the user: {record['question']}")
-        return False
+        """The shared execution monitor (memora_core.runtime.tasks) over the ExecutePlan action."""
+        out = run_monitored(plan, lambda p: self._execute(p, t_instr, record), self._plan_text,
+                            MonitorConfig(max_retries=self.p.max_retries, max_replans=self.p.max_replans), say=self.say)
+        record["steps"] += out.steps
+        record["events"] += out.events
+        if out.question:
+            record["question"] = out.question
+        return out.success
 
     def _task(self, task: Task) -> dict[str, Any]:
         record: dict[str, Any] = {"instruction": task.instruction, "expected_objects": task.expected_objects,
@@ -221,11 +196,11 @@ class DemoDriver(Node):
         t_exec = time.monotonic()
         executed = self._monitored(plan, t0, record)
         record["execute_s"] = round(time.monotonic() - t_exec, 3)
-        picked = [s.get("resolved_object") for s in record["steps"] if s["primitive"] in ("pick",)]
-        targets = [s.get("resolved_target") for s in record["steps"] if s["primitive"] in ("place", "pour")]
-        record["chosen_objects"] = list(dict.fromkeys(o for o in picked + targets if o))
-        record["success"] = executed and set(task.expected_objects) <= set(record["chosen_objects"]) and \
-            not (set(record["chosen_objects"]) - set(task.expected_objects) - {"table"})
+        record["chosen_objects"] = chosen_objects(record["steps"])
+        record["step_order"] = [f"{s['primitive']} {s.get('resolved_object')}" + (
+            f" -> {s['resolved_target']}" if s.get("resolved_target") else "") for s in record["steps"]]
+        record["success"] = task_success(executed, task.expected_objects, record["chosen_objects"],
+                                         task.expected_objects)
         return record
 
     def _main(self) -> None:

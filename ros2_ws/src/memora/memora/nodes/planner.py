@@ -32,6 +32,8 @@ class PlannerParams(BaseModel):
     planner: str = Field(default="structured", description="memora_core.agents planner kind")
     condition: str = Field(default="memora", description="memory condition the planner reads")
     llm_backend: str = Field(default="none", description="LLM backend name for the react planner (none = off)")
+    max_tool_calls: int = Field(default=0, ge=0, description="tool-call budget per plan; 0 = agents.yaml's "
+                                "(the benchmark budget; a robot grounding every object of a long routine needs more)")
     instruction_topic: str = "/memora/instruction"
     plan_topic: str = "/memora/plan"
     service_name: str = "/memora/send_instruction"
@@ -90,9 +92,17 @@ class PlannerNode(Node):
         store = SQLiteStore(self.p.store_dir, readonly=True)
         try:
             memory = build_condition(self.p.condition, store, pid)
-            return make_planner(self.p.planner, memory, llm=self._llm).plan(text)
+            return make_planner(self.p.planner, memory, llm=self._llm, config=self._agents_config()).plan(text)
         finally:
             store.close()
+
+    def _agents_config(self):  # noqa: ANN202 - AgentsConfig | None
+        if not self.p.max_tool_calls:
+            return None
+        from memora_core.agents.config import load_agents_config
+
+        cfg = load_agents_config()
+        return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"max_iterations": self.p.max_tool_calls})})
 
     def _plan_and_publish(self, participant_id: str, text: str) -> tuple[Plan, str | None]:
         with self._lock:
