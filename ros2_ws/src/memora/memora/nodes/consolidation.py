@@ -69,8 +69,11 @@ class ConsolidationNode(Node):
             if resp.ok:
                 self.report_pub.publish(String(data=resp.report_json))
             self._status(NodeStatus.STATE_READY if resp.ok else NodeStatus.STATE_ERROR, f"{why}: {resp.message}")
-            log = self.get_logger().info if resp.ok else self.get_logger().error
-            log(f"consolidation ({why}) for {participant_id}: {resp.message}")
+            # one severity per call site: rclpy refuses a logging call whose severity changes between calls
+            if resp.ok:
+                self.get_logger().info(f"consolidation ({why}) for {participant_id}: {resp.message}")
+            else:
+                self.get_logger().error(f"consolidation ({why}) for {participant_id} failed: {resp.message}")
             return resp
 
     def _on_written(self, msg: EpisodeEvent) -> None:
