@@ -41,6 +41,8 @@ class SimRobot(Robot):
                                         config.motion.clearance_margin)
         self._renderer: mujoco.Renderer | None = None
         self.sim_time_s = 0.0
+        # Called after every physics step (execution video, simulator topics); must not step physics itself.
+        self.step_observers: list = []
         self.reset()
 
     # --- setup ---------------------------------------------------------------------------------------
@@ -219,6 +221,8 @@ class SimRobot(Robot):
         t0 = time.perf_counter()
         mujoco.mj_step(self.model, self.data)
         self.sim_time_s += self.model.opt.timestep
+        for observer in self.step_observers:
+            observer(self)
         if self.config.physics.real_time:
             time.sleep(max(0.0, self.model.opt.timestep - (time.perf_counter() - t0)))
 
