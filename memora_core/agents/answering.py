@@ -243,10 +243,11 @@ class StructuredAnswerer:
 
     kind = "structured"
 
-    def __init__(self, memory: Any, config: AgentsConfig | None = None) -> None:
+    def __init__(self, memory: Any, config: AgentsConfig | None = None, vocabulary: Any = None) -> None:
         self.memory = memory
         self.cfg = config or load_agents_config()
         self.family = getattr(memory, "family", "memora")
+        self.vocab = vocabulary
 
     # --- retrieval through the family's own tools
     def _search(self, log: CallLog, query: str, video: str | None, top_k: int) -> ToolResult:
@@ -272,6 +273,23 @@ class StructuredAnswerer:
         return log.call("search_activities", {"query": query, "video_id": hit["video_id"], "start_s": t0,
                                               "end_s": t1, "top_k": 6})
 
+    def _absent_objects(self, q: Question, log: CallLog) -> list[str]:
+        """The question's specific objects that neither a stored object's name nor its class matches (one
+        search_objects call for all of them)."""
+        from memora_core.agents.vocab import default_vocabulary
+
+        vocab = self.vocab if self.vocab is not None else default_vocabulary()
+        ignore = set(self.cfg.agents.question_filler_words) | set(self.cfg.consolidation.generic_nouns)
+        objs = vocab.object_nouns(q.text, ignore)
+        if not objs:
+            return []
+        res = log.call("search_objects", {"name": " ".join(objs), "top_k": 20})
+        if not res.ok:
+            return []
+        names = {t for it in res.items for n in [it["name"], *(it.get("aliases") or [])] for t in tokens(n)}
+        classes = {str(it.get("attributes", {}).get("category", "")).lower() for it in res.items}
+        return [o for o in objs if not (set(tokens(o)) & names or vocab.siblings(o) in classes)]
+
     def answer(self, question: str, choices: dict[str, str]) -> AnswerResult:
         a = self.cfg.agents
         letter_e = a.unavailable_letter
@@ -283,6 +301,13 @@ class StructuredAnswerer:
             return AnswerResult(letter_e, [], [], "the question's video is not identifiable -> " + letter_e)
         letters = [k for k in sorted(choices) if k != letter_e and str(choices[k]).strip()]
         budget = a.max_answer_searches
+        if self.family == "memora" and "search_objects" in self.memory.tool_names and a.answer_check_objects:
+            absent = self._absent_objects(q, log)
+            if absent:
+                # typed Entity memory holds every object this person was seen with (by name or class): a
+                # question about an object it never held is about someone else's kitchen
+                return AnswerResult(letter_e, [], log.calls,
+                                    f"not in this person's Entity memory: {', '.join(absent)} -> {letter_e}")
         windows: list[Window] = []
         hits: list[dict[str, Any]] = []
         evidence: list[Evidence] = []

@@ -45,6 +45,7 @@ class AgentSettings(_Cfg):
     answer_context_after_s: float = Field(default=30.0, ge=0)
     answer_embedder: str = Field(default="minilm", pattern="^(minilm|hashing|none)$")
     answer_lexical_weight: float = Field(default=0.5, ge=0, le=1)
+    answer_check_objects: bool = False  # typed memory: answer E when a question's object is not in Entity memory
     answer_trigger_min: float = Field(default=0.5, ge=0, le=1)
     question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"

@@ -26,6 +26,7 @@ class Vocabulary:
     class_category: dict[str, str] = field(default_factory=dict)    # class key -> category
     category_classes: dict[str, list[str]] = field(default_factory=dict)  # singular category word -> class keys
     words: set[str] = field(default_factory=set)                     # surface forms (singular, lower case)
+    verb_stems: set[str] = field(default_factory=set)  # stemmed words of the EPIC verb taxonomy ('set', 'mix')
 
     def __bool__(self) -> bool:
         return bool(self.word_class)
@@ -49,6 +50,31 @@ class Vocabulary:
         w = self.singular(word)
         return [c for c in self.category_classes.get(w, []) if c != w]
 
+    def is_verb_form(self, word: str) -> bool:
+        """'setting', 'covered', 'mixing': an inflected verb, even where the noun taxonomy lists the word
+        (bare forms such as 'plate' or 'water' stay nouns)."""
+        w = word.lower()
+        return w.endswith(("ing", "ed")) and stem(w) in self.verb_stems
+
+    def object_nouns(self, text: str, ignore: set[str] | frozenset[str] = frozenset()) -> list[str]:
+        """The specific objects a sentence names: words the noun taxonomy knows that are not also verbs
+        ('setting', 'cover'), not category words ('vegetables'), not in `ignore`, and not a modifier of the
+        next noun ('tea towel' -> towel, 'chicken breast' -> breast). Singular, in order, unique."""
+        import re
+
+        words = re.findall(r"[a-z]+", text.lower())
+        out: list[str] = []
+        for i, w in enumerate(words):
+            if w in ignore or self.is_verb_form(w) or not self.is_object(w) or self.members(w):
+                continue
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if nxt and nxt not in ignore and self.is_object(nxt) and not self.is_verb_form(nxt):
+                continue  # a modifier: the phrase is about the next noun
+            sw = self.singular(w)
+            if sw not in out:
+                out.append(sw)
+        return out
+
     def siblings(self, word: str) -> str | None:
         """The class key of a word ('countertop' -> 'top'), so memory names of the same class match."""
         return self.word_class.get(stem(word.lower()))
@@ -66,8 +92,24 @@ def _category_words(category: str) -> list[str]:
     return out
 
 
-def load_vocabulary(path: Path | str) -> Vocabulary:
+def _load_verbs(path: Path, voc: Vocabulary) -> None:
+    """Every word of the EPIC verb taxonomy ('pick-up' -> pick, up), stemmed."""
+    import re
+
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            try:
+                instances = ast.literal_eval(row.get("instances") or "[]")
+            except (ValueError, SyntaxError):
+                instances = []
+            for inst in [row.get("key", ""), *instances]:
+                voc.verb_stems.update(stem(w) for w in re.split(r"[-:_ ]", str(inst).lower()) if len(w) > 2)
+
+
+def load_vocabulary(path: Path | str, verb_path: Path | str | None = None) -> Vocabulary:
     voc = Vocabulary()
+    if verb_path is not None and Path(verb_path).exists():
+        _load_verbs(Path(verb_path), voc)
     with Path(path).open(newline="") as fh:
         for row in csv.DictReader(fh):
             key = normalise_noun(row.get("key", ""))
@@ -100,7 +142,9 @@ def default_vocabulary() -> Vocabulary:
         path = Path(pcfg.narration.noun_classes_csv)
         if not path.is_absolute():
             path = pcfg.data_path() / path
-        return load_vocabulary(path)
+        # the verb taxonomy sits beside the noun taxonomy in the EPIC release
+        return load_vocabulary(path, path.with_name(path.name.replace("noun_classes_v2", "verb_classes")
+                                                     .replace("noun_classes", "verb_classes")))
     except Exception as exc:  # noqa: BLE001 - no taxonomy: planners keep working on plain words
         log.info("no noun taxonomy for the planner vocabulary (%s)", exc)
         return Vocabulary()

@@ -83,7 +83,8 @@ class MemoraTools(ToolSet):
 
     def _entity_item(self, e: EntityRecord) -> dict[str, Any]:
         pl = self.placements.get(e.entity_id)
-        return {"entity_id": e.entity_id, "name": e.name, "attributes": e.attributes, "state": e.state,
+        return {"entity_id": e.entity_id, "name": e.name, "aliases": list(e.aliases), "attributes": e.attributes,
+                "state": e.state,
                 "location": e.location or (pl.place_name if pl else None), "last_seen_video": e.last_seen_video,
                 "last_seen_s": e.last_seen_s, "observations": e.observation_count}
 

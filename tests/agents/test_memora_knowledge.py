@@ -49,3 +49,23 @@ def test_routine_tools_and_verb_routine(p06_store):
     # the recalled plate-washing is completed by how this person washes things (the tap on and off)
     assert any(s.object == "plate" for s in plan.steps) and "turn on tap" in labels, labels
     assert len(plan.tool_calls) <= 8
+
+
+def test_question_objects_and_the_optional_entity_check(p06_store):
+    from memora_core.agents.answering import StructuredAnswerer
+    from memora_core.agents.config import load_agents_config
+    from memora_core.agents.vocab import default_vocabulary
+
+    v = default_vocabulary()
+    # inflected verbs are not objects; a modifier noun gives way to its head ('tea towel' -> towel)
+    assert v.object_nouns("When tidying the tea towel after setting the kettle down") == ["towel", "kettle"]
+    cfg = load_agents_config()
+    cfg.agents.answer_embedder = "none"
+    cfg.agents.answer_check_objects = True
+    memory = build_condition("memora", p06_store, "P06")
+    choices = {"A": "spreads it with a knife", "B": "uses a spoon", "C": "tilts the plate", "D": "shakes it",
+               "E": "Information not available in memory."}
+    res = StructuredAnswerer(memory, cfg).answer("When adding jam to a bagel, how does P06 even it out?", choices)
+    assert res.letter == "E" and "bagel" in res.raw and res.tool_calls[0]["tool"] == "search_objects"
+    res = StructuredAnswerer(memory, cfg).answer("After P06 fills the kettle, what do they do next?", choices)
+    assert "Entity memory" not in res.raw  # the kettle is in this person's memory: answered from retrieval
