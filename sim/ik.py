@@ -1,74 +1,99 @@
-"""Arm + waist inverse kinematics with mink on the kitchen model: every other DoF (legs, the other arm,
-fingers, object free joints) is frozen through an equality constraint, so the solution only moves what the
-controller will command."""
+"""Arm + waist inverse kinematics with mink. The QP runs on a reduced copy of the G1 that keeps only the
+joints the controller commands for one arm (waist + that arm's 7): every other joint (legs, the other arm,
+fingers, the scene's object free joints) is deleted from the spec, which fixes its body at the pose it has
+with that joint at zero. That holds for the palm: legs are held at zero under a fixed pelvis, and neither
+the other arm nor the fingers move the palm site. A 10-DoF QP instead of one over every DoF of the kitchen
+(~115) makes a solve several times faster, which is what makes grasp selection over many hand poses cheap."""
 from __future__ import annotations
 
-import copy
+import functools
 
 import mink
 import mujoco
 import numpy as np
 
 from memora_core.robot.robot import IKConfig
-from sim.g1 import ARM_JOINTS, PALM_SITE, WAIST_JOINTS
+from sim.g1 import ARM_JOINTS, PALM_SITE, WAIST_JOINTS, load_g1_spec
+
+
+@functools.lru_cache(maxsize=4)
+def _arm_model(side: str, range_margin: float) -> mujoco.MjModel:
+    """The G1 with only waist + `side` arm joints, ranges shrunk by the limits' margin so IK never
+    proposes a target the limit checker would refuse. Cached: it depends on nothing but the arm."""
+    spec = load_g1_spec()
+    keep = set(WAIST_JOINTS + ARM_JOINTS[side])
+    for act in list(spec.actuators):
+        spec.delete(act)
+    for eq in list(spec.equalities):
+        spec.delete(eq)
+    for joint in list(spec.joints):
+        if joint.name not in keep:
+            spec.delete(joint)
+    for geom in spec.geoms:  # kinematics only: no contacts to compute
+        geom.contype = 0
+        geom.conaffinity = 0
+    model = spec.compile()
+    for name in keep:
+        model.jnt_range[model.joint(name).id] += (range_margin, -range_margin)
+    return model
 
 
 class ArmIK:
     def __init__(self, model: mujoco.MjModel, side: str, cfg: IKConfig, range_margin: float = 0.0) -> None:
-        # A private copy whose joint ranges are shrunk by the limits' margin, so IK never proposes a
-        # target the limit checker would refuse.
-        model = copy.deepcopy(model)
+        """`model`: the full model whose qpos `solve` receives (the kitchen with the G1, or the G1 alone)."""
         self.joints = WAIST_JOINTS + ARM_JOINTS[side]
-        for name in self.joints:
-            model.jnt_range[model.joint(name).id] += (range_margin, -range_margin)
-        self.model = model
+        self.model = _arm_model(side, float(range_margin))
         self.cfg = cfg
         self.site = PALM_SITE[side]
-        active = {int(model.jnt_dofadr[model.joint(j).id]) for j in self.joints}
-        frozen = [i for i in range(model.nv) if i not in active]
-        self.configuration = mink.Configuration(model)
+        # Where each IK joint's value sits in the full model's qpos, and in the reduced one's.
+        self._src = np.array([int(model.joint(j).qposadr[0]) for j in self.joints])
+        self._dst = np.array([int(self.model.joint(j).qposadr[0]) for j in self.joints])
+        self._lo = self.model.jnt_range[[self.model.joint(j).id for j in self.joints], 0]
+        self._hi = self.model.jnt_range[[self.model.joint(j).id for j in self.joints], 1]
+        self.configuration = mink.Configuration(self.model)
         self.frame = mink.FrameTask(self.site, "site", position_cost=1.0,
                                     orientation_cost=cfg.orientation_cost, lm_damping=1e-3)
-        self.posture = mink.PostureTask(model, cost=cfg.posture_cost)
-        # Frozen DoFs: a heavy damping cost keeps the QP from using them, and their velocity is zeroed before
-        # integrating. (mink's DofFreezingTask as a hard constraint made daqp report infeasible here.)
-        cost = np.zeros(model.nv)
-        cost[frozen] = 1e3
-        self.freeze = mink.DampingTask(model, cost=cost)
-        self.frozen = np.array(frozen, dtype=int)
-        self.limits = [mink.ConfigurationLimit(model)]
+        self.posture = mink.PostureTask(self.model, cost=cfg.posture_cost)
+        self.limits = [mink.ConfigurationLimit(self.model)]
         # Fingers forward, palm facing the body's midline: the G1 hand's rest orientation.
         self.rotation = mink.SO3.identity()
+
+    def _reduced(self, qpos: np.ndarray) -> np.ndarray:
+        q = self.model.qpos0.copy()
+        # Start inside every (shrunk) range, or the QP has no feasible step: physics lets held joints sit a
+        # hair outside their stops.
+        q[self._dst] = np.clip(np.asarray(qpos, float)[self._src], self._lo, self._hi)
+        return q
+
+    def palm(self, qpos: np.ndarray) -> np.ndarray:
+        """Forward kinematics of the palm site for a full-model qpos."""
+        cfg = self.configuration
+        cfg.update(self._reduced(qpos))
+        return cfg.data.site(self.site).xpos.copy()
 
     def solve(self, qpos: np.ndarray, target: np.ndarray, rotation: np.ndarray | None = None,
               orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
         """Joint targets for the arm + waist putting the palm at `target` (world), optionally with the palm
-        frame's orientation `rotation` (3x3, world) weighted by `orientation_cost`. Returns (joints, position
-        residual in m)."""
+        frame's orientation `rotation` (3x3, world) weighted by `orientation_cost`, starting from the
+        full-model `qpos`. Returns (joints, position residual in m)."""
         cfg = self.configuration
         rot = mink.SO3.from_matrix(np.asarray(rotation, float)) if rotation is not None else self.rotation
         self.frame.set_orientation_cost(self.cfg.orientation_cost if orientation_cost is None else orientation_cost)
-        qpos = qpos.copy()
-        # Start inside every (shrunk) range, or the QP has no feasible step: physics lets held joints
-        # sit a hair outside their stops.
-        for j in np.flatnonzero(self.model.jnt_limited):
-            if self.model.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
-                adr = self.model.jnt_qposadr[j]
-                qpos[adr] = np.clip(qpos[adr], *self.model.jnt_range[j])
-        cfg.update(qpos)
-        self.posture.set_target(qpos.copy())
-        self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, np.asarray(target, float)))
+        q0 = self._reduced(qpos)
+        cfg.update(q0)
+        self.posture.set_target(q0.copy())
+        target = np.asarray(target, float)
+        self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, target))
         err = np.inf
         for _ in range(self.cfg.iterations):
             try:
-                vel = mink.solve_ik(cfg, [self.frame, self.posture, self.freeze], self.cfg.dt, "daqp",
+                vel = mink.solve_ik(cfg, [self.frame, self.posture], self.cfg.dt, "daqp",
                                     damping=1e-3, limits=self.limits)
             except mink.NoSolutionFound:
                 break  # report the residual reached so far; the caller decides it is unreachable
-            vel[self.frozen] = 0.0
             cfg.integrate_inplace(vel, self.cfg.dt)
             err = float(np.linalg.norm(cfg.data.site(self.site).xpos - target))
             if err < self.cfg.tolerance * 0.3:
                 break
-        q = {j: float(cfg.q[self.model.joint(j).qposadr[0]]) for j in self.joints}
+        q = {j: float(cfg.q[a]) for j, a in zip(self.joints, self._dst)}
         return q, err

@@ -92,7 +92,8 @@ class SimRobot(Robot):
             out.append(SceneObject(name=spec.name, category=spec.category, colour=spec.colour,
                                    material=spec.material, label=spec.label, aliases=spec.aliases,
                                    container=spec.container, half_height=spec.half_height,
-                                   radius=spec.footprint_radius, position=tuple(float(v) for v in pos)))
+                                   radius=spec.footprint_radius, position=tuple(float(v) for v in pos),
+                                   extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None))
         return out
 
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -103,6 +104,9 @@ class SimRobot(Robot):
 
     def hand_position(self, arm: str | None = None) -> np.ndarray:
         return self.data.site(PALM_SITE[arm or self.arm]).xpos.copy()
+
+    def hand_rotation(self, arm: str | None = None) -> np.ndarray:
+        return self.data.site(PALM_SITE[arm or self.arm]).xmat.reshape(3, 3).copy()
 
     @property
     def ik(self) -> ArmIK:

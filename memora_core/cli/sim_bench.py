@@ -35,16 +35,19 @@ def _trial(seed: int, robot_cfg: str) -> dict:
     t0, sim0 = time.perf_counter(), robot.sim_time_s
     results = [ctl.execute_step(s) for s in steps]
     wall, sim = time.perf_counter() - t0, robot.sim_time_s - sim0
-    ok = all(r.success for r in results)
     after = {o.name: np.array(o.position) for o in robot.scene_objects()}
     rots = {o.name: robot.object_pose(o.name)[1] for o in robot.scene_objects()}
     moved = disturbed(before, after, exclude={obj, target})
+    knocked = toppled(rots, exclude={obj, target})
+    # Success: every step succeeded (the object landed within tolerance) and no distractor was knocked over.
+    ok = all(r.success for r in results) and not knocked
     fail = next((r for r in results if not r.success), None)
     robot.close()
     return {"seed": seed, "object": obj, "target": target, "success": ok,
             "placement_error_m": results[-1].placement_error_m if ok else None,
-            "reason": fail.reason.value if fail else None, "detail": fail.detail if fail else "",
-            "distractors_moved": moved, "distractors_toppled": toppled(rots, exclude={obj, target}),
+            "reason": fail.reason.value if fail else ("knocked_over" if knocked else None),
+            "detail": fail.detail if fail else (f"knocked over {', '.join(knocked)}" if knocked else ""),
+            "distractors_moved": moved, "distractors_toppled": knocked,
             "sim_s": sim, "wall_s": wall}
 
 

@@ -151,7 +151,8 @@ class RuleBasedController:
         held = self.robot.held_object()
         tops = [2 * o.half_height for o in self.objects() if o.name != held]
         tallest = max(tops, default=0.0)
-        below = self.cfg.motion.hand_below
+        # A pitched hand's fingers reach as far below the palm as its lowest palm height over the table.
+        below = max(self.cfg.motion.hand_below, self._pose.min_palm_height)
         if held:
             o = self._require(held)
             pos, _ = self.robot.object_pose(held)
@@ -346,20 +347,27 @@ class RuleBasedController:
         return points
 
     def _choose_grasp(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str],
-                      arms: list[str] | None = None) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
+                      arms: list[str] | None = None,
+                      top: np.ndarray | None = None) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
         """The first (grasp point, arm, hand orientation), in a fixed rule order, for which the vertical
         descent from cruise height to the grasp point is reachable and keeps clear of every other object and
         the table; with the checked joint path of that descent (first waypoint: the posture above)."""
         current, failures = self.robot.arm, []
         cruise = self._cruise_z()
         free = ignore - {obj.name}
+        reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
         try:
-            for grasp_pt in points:
-                above = np.array([grasp_pt[0], grasp_pt[1], max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
-                pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
-                for arm in arms or self._arm_order(float(grasp_pt[1])):
+            for base in points:
+                for arm in arms or self._arm_order(float(base[1])):
                     self.robot.use_arm(arm)
                     for pose in self.cfg.motion.grasp_poses:
+                        # A pitched hand's fingers reach further down: its palm stays higher above the table.
+                        grasp_pt = np.array([base[0], base[1], max(base[2], self.table_z + pose.min_palm_height)])
+                        if top is not None and np.linalg.norm(grasp_pt - top) > reach:
+                            continue  # too high above this (low) object for the hand to close on it
+                        above = np.array([grasp_pt[0], grasp_pt[1],
+                                          max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
+                        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
                         self._pose = pose
                         try:
                             # The end point first: it is where a crowded grasp fails, and one IK solve says so.
@@ -368,7 +376,8 @@ class RuleBasedController:
                             # only at the grasp point may it touch it.
                             path = self._plan_line(above, free, "above", start_xyz=above)
                             path += self._plan_line(pre, free, "pre-grasp", path[-1], above)
-                            path += self._plan_line(grasp_pt, free, "approach", path[-1], pre, touch_at_end=ignore)
+                            # The last stretch closes in on the object: the fingers may touch it there.
+                            path += self._plan_line(grasp_pt, ignore, "approach", path[-1], pre)
                             return arm, pose, grasp_pt, path
                         except PrimitiveFailure as f:
                             failures.append(f)
@@ -385,7 +394,7 @@ class RuleBasedController:
         try:
             free = {n for n in ignore if n != self.robot.held_object()} - {self._grasping}
             path = self._plan_line(pre, free, "pre-grasp")
-            path += self._plan_line(grasp_pt, free, "approach", path[-1], pre, touch_at_end=ignore)
+            path += self._plan_line(grasp_pt, ignore, "approach", path[-1], pre)
         except PrimitiveFailure as f:
             log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
             above = np.array([grasp_pt[0], grasp_pt[1], max(self._cruise_z(), pre[2])])
@@ -429,13 +438,18 @@ class RuleBasedController:
         self._origin[obj.name] = pos.copy()
         top = pos + np.array([0, 0, obj.half_height])
         ignore = {obj.name}
-        arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms)
+        arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms, top)
         self._select_arm(arm)
         self._pose = pose
         self._grasping = obj.name
         self._transit(grasp_pt[:2], ignore, grasp_pt[2] + self.cfg.motion.approach_height)  # above the object
-        self._descend(grasp_pt, checked, ignore)                                   # pre-grasp, approach
-        if not self.robot.grasp(obj.name):                                           # grasp
+        try:
+            self._descend(grasp_pt, checked, ignore)                               # pre-grasp, approach
+        except PrimitiveFailure as f:
+            # Fingers resting on the object stop the palm a little short: close the hand there if it is in reach.
+            if not f.detail.startswith("approach: hand blocked") or not self.robot.grasp(obj.name):
+                raise
+        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):  # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}")
         self._lift(obj)                                                              # lift

@@ -43,6 +43,9 @@ class GraspPose(_Cfg):
     pitch_deg: float = Field(ge=0, le=90)
     yaw_deg: float = Field(default=0.0, ge=-90, le=90)
     orientation_cost: float = Field(ge=0)
+    # Lowest palm height above the table top at which this hand's fingers stay off the table (measured with
+    # the clearance check); a grasp with this hand keeps the palm at least this high.
+    min_palm_height: float = Field(default=0.0, ge=0)
 
 
 class MotionConfig(_Cfg):

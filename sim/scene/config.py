@@ -28,6 +28,7 @@ class LayoutSpec(_Cfg):
     x_range: Vec2
     y_range: Vec2
     min_spacing: float = Field(gt=0)
+    min_gap: float = Field(default=0.015, ge=0)  # free gap between two footprints (edge to edge)
     max_tries: int = Field(default=400, ge=1)
     # Table spots no object may cover (x, y, radius), e.g. where a person takes a handed-over object.
     keep_clear: list[Vec3] = Field(default_factory=list)

@@ -6,8 +6,6 @@ from pydantic import BaseModel, ConfigDict
 
 from sim.scene.config import SceneConfig
 
-CLEARANCE = 0.015  # free gap between two footprints, so the hand fits between neighbours
-
 
 class Layout(BaseModel):
     """Per object: (x, y, yaw) on the table top. Objects left out of `poses` are not in the scene."""
@@ -37,7 +35,8 @@ def _try_place(scene: SceneConfig, names: list[str], rng: np.random.Generator,
             if any(np.hypot(x - cx, y - cy) < spec.footprint_radius + cr for cx, cy, cr in scene.layout.keep_clear):
                 continue
             if all(np.hypot(x - px, y - py) >= max(scene.layout.min_spacing, spec.footprint_radius
-                   + scene.object(other).footprint_radius + CLEARANCE) for other, (px, py, _) in poses.items()):
+                   + scene.object(other).footprint_radius + scene.layout.min_gap)
+                   for other, (px, py, _) in poses.items()):
                 poses[name] = (float(x), float(y), float(rng.uniform(-np.pi, np.pi)))
                 break
         else:
@@ -47,7 +46,7 @@ def _try_place(scene: SceneConfig, names: list[str], rng: np.random.Generator,
 
 def sample_layout(scene: SceneConfig, seed: int, names: list[str] | None = None) -> Layout:
     """Objects go to random slots of a grid over the reach region (jittered), biggest first, keeping
-    centres `layout.min_spacing` apart and footprints `CLEARANCE` apart; a placement that runs out of room
+    centres `layout.min_spacing` apart and footprints `layout.min_gap` apart; a placement that runs out of room
     starts over (up to `layout.max_tries` times). Deterministic per seed."""
     rng = np.random.default_rng(seed)
     names = names if names is not None else [o.name for o in scene.objects]
