@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 from typing import Any
 
@@ -18,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from std_msgs.msg import Bool
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import Image
+from std_msgs.msg import Bool, String
 
 from memora.common import declare_params, run_node
 from memora.conversions import plan_from_msg
@@ -35,6 +37,17 @@ class ControllerParams(BaseModel):
     action_name: str = "/memora/execute_plan"
     estop_topic: str = "/memora/estop"
     result_topic: str = "/memora/primitive_result"
+    # Execution video (third-person offscreen render, memora_core.runtime.video); empty = none.
+    video_path: str = Field(default="", description="mp4 of the execution; key frames go beside it in frames/")
+    video_fps: float = Field(default=5.0, gt=0)
+    video_size: list[int] = Field(default_factory=lambda: [320, 240])
+    video_camera: list[float] = Field(default_factory=lambda: [0.45, 0.0, 0.85, 2.0, 210.0, -25.0],
+                                      description="free camera: lookat x y z, distance, azimuth, elevation")
+    # Simulator topics (sim only): ground truth object poses (JSON) and the head camera (sensor-data QoS).
+    ground_truth_topic: str = "/memora/sim/ground_truth"
+    head_camera_topic: str = "/memora/sim/head_camera/image"
+    sim_topics_hz: float = Field(default=2.0, ge=0, description="per second of simulated time; 0 = off")
+    head_camera_size: list[int] = Field(default_factory=lambda: [160, 120])
 
 
 def _make_controller(p: ControllerParams) -> Any:
@@ -60,6 +73,9 @@ class ControllerNode(Node):
         self.p: ControllerParams = declare_params(self, ControllerParams)
         self.robot, self.controller = _make_controller(self.p)
         self._busy = threading.Lock()
+        # All physics (and so all offscreen rendering) on one thread: a GL context belongs to the thread that
+        # made it current, and the executor may run successive goals on different threads.
+        self._physics = ThreadPoolExecutor(max_workers=1, thread_name_prefix="physics")
         group = ReentrantCallbackGroup()
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.result_pub = self.create_publisher(PrimitiveResult, self.p.result_topic, reliable)
@@ -67,7 +83,73 @@ class ControllerNode(Node):
         self.server = ActionServer(self, ExecutePlan, self.p.action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=lambda _g: CancelResponse.ACCEPT,
                                    callback_group=group)
+        self.video = self._open_video()
+        self.goals = 0
+        self._sim_topics()
         self.get_logger().info(f"controller ready: robot={self.p.robot_config} action={self.p.action_name}")
+
+    # --- simulator side: video, ground truth, head camera (only when the robot is simulated) --------------
+    def _open_video(self) -> Any:
+        if not self.p.video_path or not hasattr(self.robot, "step_observers"):
+            return None
+        from pathlib import Path
+
+        from memora_core.runtime.video import CameraView, ExecutionVideo, VideoConfig
+
+        c = self.p.video_camera
+        cfg = VideoConfig(fps=self.p.video_fps, width=self.p.video_size[0], height=self.p.video_size[1],
+                          camera=CameraView(lookat=tuple(c[:3]), distance=c[3], azimuth=c[4], elevation=c[5]))
+        path = Path(self.p.video_path)
+        return ExecutionVideo(self.robot, path, cfg, frames_dir=path.parent / "frames")
+
+    def _sim_topics(self) -> None:
+        if not self.p.sim_topics_hz or not hasattr(self.robot, "step_observers"):
+            return
+        self.gt_pub = self.create_publisher(String, self.p.ground_truth_topic, QoSProfile(
+            depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        self.head_pub = self.create_publisher(Image, self.p.head_camera_topic, qos_profile_sensor_data)
+        self._next_sim_pub = 0.0
+        self.robot.step_observers.append(self._on_physics_step)
+        # While idle nothing steps: ground truth still goes out (reads only; the busy lock keeps physics out).
+        self.create_timer(1.0 / self.p.sim_topics_hz, self._idle_ground_truth)
+
+    def _ground_truth(self) -> None:
+        objs = {o.name: [round(v, 4) for v in o.position] for o in self.robot.scene_objects()}
+        self.gt_pub.publish(String(data=json.dumps({"sim_time_s": round(self.robot.sim_time_s, 3),
+                                                    "held": self.robot.held_object(), "objects": objs})))
+
+    def _idle_ground_truth(self) -> None:
+        if self._busy.acquire(blocking=False):
+            try:
+                self._ground_truth()
+            finally:
+                self._busy.release()
+
+    def _on_physics_step(self, robot: Any) -> None:
+        # Runs on the thread stepping physics (the action's), which also owns the offscreen GL context.
+        if robot.sim_time_s < self._next_sim_pub:
+            return
+        self._next_sim_pub = robot.sim_time_s + 1.0 / self.p.sim_topics_hz
+        self._ground_truth()
+        w, h = self.p.head_camera_size
+        img = robot.render_head(w, h)
+        msg = Image(height=h, width=w, encoding="rgb8", is_bigendian=0, step=3 * w, data=img.tobytes())
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = "head_camera"
+        self.head_pub.publish(msg)
+
+    def _run_step(self, step: Any) -> Any:
+        res = self.controller.execute_step(step)
+        if self.video is not None:
+            self.video.key_frame(f"plan{self.goals:02d}_step{step.index:02d}_{'ok' if res.success else 'failed'}")
+        return res
+
+    def destroy_node(self) -> None:
+        if self.video is not None:
+            self._physics.submit(self.video.close).result(timeout=30)
+            self.get_logger().info(f"execution video {self.p.video_path}: {self.video.frames} frames")
+        self._physics.shutdown(wait=False)
+        super().destroy_node()
 
     def _on_estop(self, msg: Bool) -> None:
         if msg.data:
@@ -105,6 +187,7 @@ class ControllerNode(Node):
 
     def _execute(self, goal_handle: Any) -> ExecutePlan.Result:
         with self._busy:
+            self.goals += 1
             result = ExecutePlan.Result()
             try:
                 plan = plan_from_msg(goal_handle.request.plan)
@@ -125,7 +208,7 @@ class ControllerNode(Node):
                 goal_handle.publish_feedback(ExecutePlan.Feedback(
                     step_index=step.index, total_steps=total, step_text=step.render(),
                     status=ExecutePlan.Feedback.STATUS_STARTED))
-                res = self.controller.execute_step(step)
+                res = self._physics.submit(self._run_step, step).result()
                 rmsg = self._result_msg(res)
                 self.result_pub.publish(rmsg)
                 result.step_results.append(rmsg)

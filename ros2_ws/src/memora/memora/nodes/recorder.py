@@ -23,6 +23,8 @@ DEFAULT_TOPICS = [
     "/memora/plan:memora_interfaces/msg/Plan",
     "/memora/primitive_result:memora_interfaces/msg/PrimitiveResult",
     "/memora/status:memora_interfaces/msg/NodeStatus",
+    "/memora/sim/ground_truth:std_msgs/msg/String",
+    "/memora/sim/head_camera/image:sensor_msgs/msg/Image",
 ]
 
 
@@ -30,7 +32,7 @@ class RecorderParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     out: str = Field(default="runs/demo/recording", description="bag directory (created; must not exist)")
     topics: list[str] = Field(default_factory=lambda: list(DEFAULT_TOPICS), description="'topic:pkg/msg/Type'")
-    sensor_topics: list[str] = Field(default_factory=lambda: ["/memora/camera/image"],
+    sensor_topics: list[str] = Field(default_factory=lambda: ["/memora/camera/image", "/memora/sim/head_camera/image"],
                                      description="subscribed best-effort (sensor-data QoS)")
     latched_topics: list[str] = Field(default_factory=lambda: ["/memora/camera/episode", "/memora/status",
                                                                "/memora/plan", "/memora/memory_event"])
