@@ -41,6 +41,8 @@ class AsrParams(BaseModel):
     max_utterance_s: float = Field(default=15.0, gt=0)
     exit_when_done: bool = Field(default=True, description="file: exit 0 once the instruction was delivered")
     wait_subscriber_s: float = Field(default=15.0, ge=0, description="wait this long for a listener")
+    wait_for_node: str = Field(default="planner", description="the listener that must be matched before "
+                               "publishing (the recorder also subscribes); empty = any subscriber")
     instruction_topic: str = "/memora/instruction"
     status_topic: str = "/memora/status"
 
@@ -82,6 +84,15 @@ class Transcriber:
 
 
 class AsrNode(Node):
+    def _listener_matched(self) -> bool:
+        if self.pub.get_subscription_count() == 0:
+            return False
+        if not self.p.wait_for_node:
+            return True
+        # another subscriber (the recorder) matching first must not release an instruction the planner misses
+        names = {i.node_name for i in self.get_subscriptions_info_by_topic(self.p.instruction_topic)}
+        return self.p.wait_for_node in names
+
     def __init__(self) -> None:
         super().__init__("asr")
         self.p: AsrParams = declare_params(self, AsrParams)
@@ -130,7 +141,7 @@ class AsrNode(Node):
             self.get_logger().warning(f"nothing confident heard ({text!r}, confidence {conf:.2f})")
             return
         deadline = time.monotonic() + self.p.wait_subscriber_s
-        while self.pub.get_subscription_count() == 0 and time.monotonic() < deadline and not self._stop.is_set():
+        while not self._listener_matched() and time.monotonic() < deadline and not self._stop.is_set():
             time.sleep(0.05)  # an instruction published before discovery would be lost
         msg = Instruction(participant_id=self.p.participant_id, text=text, source=Instruction.SOURCE_VOICE,
                           confidence=conf)
