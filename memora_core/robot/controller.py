@@ -193,14 +193,17 @@ class RuleBasedController:
             seed = q
         return path
 
-    def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint") -> None:
+    def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint",
+            exact: bool = True) -> None:
         point = np.asarray(point, float)
         ignore = set(ignore or set())
-        self._follow(self._plan_line(point, ignore, what), point, ignore, what)
+        self._follow(self._plan_line(point, ignore, what), point, ignore, what, exact)
 
-    def _follow(self, path: list[dict[str, float]], point: np.ndarray, ignore: set[str], what: str) -> None:
+    def _follow(self, path: list[dict[str, float]], point: np.ndarray, ignore: set[str], what: str,
+                exact: bool = True) -> None:
         """Run a checked joint path whose palm ends at `point`; fail when the arm hit something or stopped
-        short of it."""
+        short of it (`exact=False`: a free-space move whose end point only needs to be roughly reached;
+        the next move is planned from wherever the palm actually is)."""
         dist = float(np.linalg.norm(point - self.robot.hand_position()))
         duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed)
         report = self.robot.command_path(path, duration)
@@ -210,6 +213,10 @@ class RuleBasedController:
         if hits:
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: arm hit {', '.join(sorted(hits))}")
         gap = float(np.linalg.norm(self.robot.hand_position() - point))
+        if not exact:
+            if gap > 3 * self.cfg.ik.tolerance:
+                log.debug("%s: palm %.1f cm short (nothing hit); continuing from there", what, gap * 100)
+            return
         if gap > 3 * self.cfg.ik.tolerance:  # IK said yes but the arm did not get there: something blocks it
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short")
 
@@ -220,7 +227,9 @@ class RuleBasedController:
         levels = [max(z, min_z) for z in self._cruise_levels()]
         z = levels[0]
         if hand[0] < self.cfg.motion.stow_x - 0.02:  # tucked beside the hip: first up in front of the shoulder
-            self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), ignore, "ready")
+            # Up from beside the hip an extreme posture may lag (wrist/elbow near their stops): rough is
+            # enough here, the lift and carry are planned from where the palm really is.
+            self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), ignore, "ready", exact=False)
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
             up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
@@ -346,6 +355,29 @@ class RuleBasedController:
                 points += [top + up + off * d, top + up - off * d]
         return points
 
+    def _poses_for(self, obj: SceneObject, arm: str) -> list[GraspPose]:
+        """The configured grasp poses for `obj` and `arm`: a pose that follows the object's long axis gets
+        its yaw from the object's current orientation (each end of the axis the fingers can point to,
+        `motion.aligned_yaw_range` from forward toward the midline); such poses are skipped for objects without a long axis."""
+        out = []
+        for pose in self.cfg.motion.grasp_poses:
+            if not pose.along_long_axis:
+                out.append(pose)
+                continue
+            if obj.extent is None or self.robot.object_pose(obj.name) is None:
+                continue
+            _, rot = self.robot.object_pose(obj.name)
+            axis = rot[:, int(np.argmax(obj.extent))]
+            theta = float(np.degrees(np.arctan2(axis[1], axis[0])))
+            lo, hi = self.cfg.motion.aligned_yaw_range
+            for end in (0.0, 180.0):  # either end of the axis, if the wrist can turn the fingers that way
+                world = (theta + end + pose.yaw_deg + 180.0) % 360.0 - 180.0
+                # `_rotation` turns by yaw_deg toward the midline: mirrored for the left arm.
+                yaw = world * (1.0 if arm == "right" else -1.0)
+                if lo <= yaw <= hi:
+                    out.append(pose.model_copy(update={"yaw_deg": yaw}))
+        return out
+
     def _choose_grasp(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str],
                       arms: list[str] | None = None,
                       top: np.ndarray | None = None) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
@@ -357,10 +389,11 @@ class RuleBasedController:
         free = ignore - {obj.name}
         reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
         try:
-            for base in points:
+            # Fixed-yaw hands at every grasp point first; hands along a long object's axis only after them.
+            for base, aligned in [(b, a) for a in (False, True) for b in points]:
                 for arm in arms or self._arm_order(float(base[1])):
                     self.robot.use_arm(arm)
-                    for pose in self.cfg.motion.grasp_poses:
+                    for pose in [p for p in self._poses_for(obj, arm) if p.along_long_axis == aligned]:
                         # A pitched hand's fingers reach further down: its palm stays higher above the table.
                         grasp_pt = np.array([base[0], base[1], max(base[2], self.table_z + pose.min_palm_height)])
                         if top is not None and np.linalg.norm(grasp_pt - top) > reach:
@@ -383,6 +416,8 @@ class RuleBasedController:
                             failures.append(f)
         finally:
             self.robot.use_arm(current)
+        if not failures:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no hand pose fits {obj.name}")
         worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
         raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}")
 

@@ -46,6 +46,10 @@ class GraspPose(_Cfg):
     # Lowest palm height above the table top at which this hand's fingers stay off the table (measured with
     # the clearance check); a grasp with this hand keeps the palm at least this high.
     min_palm_height: float = Field(default=0.0, ge=0)
+    # Long objects only (a spoon, a tea box): the yaw is taken from the object instead, fingers along its
+    # long axis (`yaw_deg` is then an extra turn from that axis). The hand then occupies the object's own
+    # footprint, so its wrist and forearm come in over the free end rather than over a neighbour.
+    along_long_axis: bool = False
 
 
 class MotionConfig(_Cfg):
@@ -83,6 +87,9 @@ class MotionConfig(_Cfg):
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
     grasp_end_margin: float = Field(default=0.025, ge=0)
     grasp_min_offset: float = Field(default=0.015, gt=0)
+    # Yaws (deg from forward toward the midline) a hand aligned with a long object's axis may take: the
+    # forearm must trail behind the hand, not cross in front of the body.
+    aligned_yaw_range: tuple[float, float] = (-60.0, 120.0)
     grasp_poses: list[GraspPose] = Field(default_factory=lambda: [GraspPose(name="forward", pitch_deg=0.0,
                                                                              orientation_cost=0.05)])
 

@@ -97,3 +97,23 @@ def test_give_far_left_object_reaches_the_person_spot():
     assert np.hypot(pos[0] - person[0], pos[1] - person[1]) < 0.04
     assert robot.held_object() is None
     assert np.linalg.norm(robot.object_pose("coca-cola bottle")[0] - coke) < 0.01  # tall neighbour untouched
+
+
+def test_spoon_among_neighbours_is_taken_along_its_long_axis():
+    """Seeded layout 16: the yellow spoon lies between neighbours ~15 cm away where no fixed-yaw hand fits
+    (the level hand's wrist/elbow hits one, steeper hands cannot get low enough to close on a flat spoon).
+    A hand turned along the spoon's long axis fits; the pick succeeds and the neighbours stay put."""
+    robot = make_robot("sim_g1", seed=16)
+    ctl = _controller(robot)
+    before = {o.name: np.array(o.position) for o in robot.scene_objects() if o.name != "yellow spoon"}
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="yellow spoon"))
+    assert res.success, res.detail
+    assert robot.held_object() == "yellow spoon"
+    assert ctl._pose.along_long_axis  # the fixed-yaw poses (tried first) were all blocked
+    _, rot = robot.object_pose("yellow spoon")
+    axis = np.degrees(np.arctan2(rot[1, 0], rot[0, 0]))
+    palm = robot.hand_rotation()
+    fingers = np.degrees(np.arctan2(palm[1, 0], palm[0, 0]))
+    assert min(abs((fingers - axis + 90) % 180 - 90), 90) < 35  # fingers roughly along the spoon
+    for name, pos in before.items():
+        assert np.linalg.norm(robot.object_pose(name)[0][:2] - pos[:2]) < 0.02, name
