@@ -1,4 +1,4 @@
-"""`make sim-regression` runner on one seed of a reduced demo (one routine, one session, one task): it renders
+"""`make sim-regression` runner on one seed of a reduced demo (one routine, two sessions (a routine needs repetition), one task): it renders
 the demonstration, forms memory, plans and executes, writes results.json and prints the table. The success
 rate is the controller's business (not asserted here); the plumbing is."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_regression_runs_a_seed_and_prints_the_table(tmp_path):
     cfg = yaml.safe_load((REPO / "robot_configs" / "demo.yaml").read_text())
-    cfg.update(sessions=1, routines=["task_a_drink"], tasks=[t for t in cfg["tasks"] if "drink" in t["instruction"]])
+    cfg.update(sessions=2, routines=["task_a_drink"], tasks=[t for t in cfg["tasks"] if "drink" in t["instruction"]])
     (tmp_path / "demo.yaml").write_text(yaml.safe_dump(cfg))
     proc = subprocess.run([sys.executable, "-m", "memora_core.runtime.regression", "--config", str(tmp_path / "demo.yaml"),
                            "--seeds", "1", "--first-seed", "7", "--out", str(tmp_path / "out")],
