@@ -12,6 +12,10 @@ The same scoring serves every condition; the conditions differ only in what thei
   steps by token F1 and MiniLM cosine (the choices are paraphrases of the narrations), in order. For
   questions about what follows (or precedes) an action, only steps just after (before) a step that the
   question names count, so the choice must be the observed successor, and repeated observations add up.
+- full MEMORA, questions about a procedure ("what approach / workflow / order ..."): the relevant routines
+  are read with get_routine_skill and each choice is also scored against a routine's canonical ordered
+  steps (weighted LCS of the choice's clauses over the steps, so order matters) and its key objects; the
+  other conditions have no routines and keep their own read interfaces.
 """
 from __future__ import annotations
 
@@ -136,6 +140,7 @@ class Question:
     video: str | None
     masked_video: bool
     direction: int  # +1: asks what follows an action; -1: what precedes it; 0: neither
+    procedure: bool = False  # asks for a way of doing something (approach, workflow, order of steps)
 
 
 def analyse(question: str, cfg: AgentsConfig) -> Question:
@@ -149,7 +154,9 @@ def analyse(question: str, cfg: AgentsConfig) -> Question:
     after = re.search(r"\b(next|after|afterwards|follows?|followed|leads? to|then)\b", low)
     before = re.search(r"\b(before|prior to|first)\b", low)
     direction = 1 if after else (-1 if before and "before" in low else 0)
-    return Question(stem_text, content, m.group(1) if m else None, masked, direction)
+    proc_words = set(tokens(" ".join(cfg.agents.routine_question_words)))
+    procedure = bool(proc_words & set(tokens(stem_text)))
+    return Question(stem_text, content, m.group(1) if m else None, masked, direction, procedure)
 
 
 def clauses(choice: str) -> list[str]:
@@ -218,6 +225,72 @@ def window_support(q: Question, parts: list[str], w: Window, scorer: Scorer, tri
         for d, _ in enumerate(nb):
             best = max(best, _ordered_match(parts, nb[d:d + len(parts)], scorer) * (1.0 - 0.15 * d))
     return best
+
+
+def lcs_alignment(parts: list[str], steps: list[str], scorer: Scorer, min_sim: float) -> float:
+    """Order-aware match of a choice's clauses to a procedure's ordered steps: weighted longest common
+    subsequence (a clause and a step pair up when their similarity reaches `min_sim`, counting that
+    similarity), divided by the number of clauses. Clauses stated in the routine's order score higher than
+    the same clauses in another order."""
+    if not parts or not steps:
+        return 0.0
+    prev = [0.0] * (len(steps) + 1)
+    for p in parts:
+        cur = [0.0] * (len(steps) + 1)
+        for j, st in enumerate(steps, 1):
+            s = scorer.sim(p, st)
+            cur[j] = max(prev[j], cur[j - 1], prev[j - 1] + (s if s >= min_sim else 0.0))
+        prev = cur
+    return prev[-1] / len(parts)
+
+
+@dataclass
+class RoutineView:
+    """What the answerer reads from one routine skill: its canonical ordered steps and key objects."""
+
+    goal: str
+    steps: list[str]
+    key_objects: list[str]
+    relevance: float  # share of the question's content words the routine (goal, steps, objects) contains
+
+    def object_tokens(self) -> set[str]:
+        return {t for o in self.key_objects for t in tokens(o)} | {t for s in self.steps for t in tokens(s)}
+
+
+def shared_choice_words(choices: list[str], min_choices: int = 2) -> set[str]:
+    """Content words that several choices share: they name the question's topic (the kettle every choice
+    talks about), not what distinguishes the answer."""
+    counts: dict[str, int] = {}
+    for c in choices:
+        for t in set(tokens(c)):
+            counts[t] = counts.get(t, 0) + 1
+    return {t for t, n in counts.items() if n >= min_choices}
+
+
+def routine_views(items: list[dict[str, Any]], topic: set[str]) -> list[RoutineView]:
+    """Distinct routines, each with its lexical relevance: the share of the topic words it contains."""
+    out, seen = [], set()
+    for it in items:
+        if "steps" not in it or "goal" not in it or it.get("routine_id") in seen:
+            continue
+        seen.add(it.get("routine_id"))
+        words = set(tokens(" ".join([it["goal"], *it["steps"], *it.get("key_objects", [])])))
+        rel = len(topic & words) / len(topic) if topic else 0.0
+        out.append(RoutineView(it["goal"], list(it["steps"]), list(it.get("key_objects", [])), rel))
+    return out
+
+
+def routine_support(parts: list[str], objects: list[str], r: RoutineView, scorer: Scorer, min_sim: float,
+                    object_weight: float) -> float:
+    """How well a choice describes a routine: its clauses along the routine's steps (in order) and the share
+    of the objects it names that the routine uses, weighted by how much of the question the routine covers."""
+    seq = lcs_alignment(parts, r.steps, scorer, min_sim)
+    if objects:
+        have = r.object_tokens()
+        obj = sum(1 for o in objects if set(tokens(o)) & have) / len(objects)
+    else:
+        obj = 0.0
+    return r.relevance * ((1 - object_weight) * seq + object_weight * obj)
 
 
 @dataclass
@@ -312,11 +385,21 @@ class StructuredAnswerer:
         hits: list[dict[str, Any]] = []
         evidence: list[Evidence] = []
         queries = [q.text, q.text + " " + " ".join(str(choices[k]) for k in letters)]
+        routine_items: list[dict[str, Any]] = []
         for query in queries[:budget]:
             r = self._search(log, query, q.video, a.answer_top_k)
             evidence += r.evidence
             windows += windows_from(r)
             hits += [it for it in r.items if "video_id" in it and "statement" not in it and "goal" not in it]
+            routine_items += [it for it in r.items if "goal" in it and "steps" in it]
+        if self.family == "memora" and q.procedure and a.routine_weight > 0 \
+                and "get_routine_skill" in self.memory.tool_names and len(log.calls) < budget:
+            # a question about how the person does something: read their routines for it as structured
+            # knowledge (canonical ordered steps, key objects), not only as retrieved text
+            topic_q = q.text + " " + " ".join(sorted(shared_choice_words([str(choices[k]) for k in letters])))
+            r = log.call("get_routine_skill", {"goal_query": topic_q, "top_k": a.routine_top_k})
+            evidence += r.evidence
+            routine_items += r.items
         # temporal context around the hits that the question names best, in the remaining budget
         def hit_rel(it: dict[str, Any]) -> float:
             texts = _split_actions(it.get("text") or it.get("summary") or "")
@@ -335,16 +418,28 @@ class StructuredAnswerer:
             if r is not None:
                 evidence += r.evidence
                 windows += windows_from(r)
-        return self._decide(q, choices, letters, windows, evidence, log)
+        topic = q.content | (shared_choice_words([str(choices[k]) for k in letters]) - set(
+            tokens(" ".join(a.question_filler_words))))
+        routines = routine_views(routine_items, topic) if self.family == "memora" and q.procedure else []
+        return self._decide(q, choices, letters, windows, evidence, log, routines)
+
+    def _choice_objects(self, choice: str) -> list[str]:
+        from memora_core.agents.vocab import default_vocabulary
+
+        vocab = self.vocab if self.vocab is not None else default_vocabulary()
+        ignore = set(self.cfg.agents.question_filler_words) | set(self.cfg.consolidation.generic_nouns)
+        return vocab.object_nouns(choice, ignore) if vocab else []
 
     def _decide(self, q: Question, choices: dict[str, str], letters: list[str], windows: list[Window],
-                evidence: list[Evidence], log: CallLog) -> AnswerResult:
+                evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None) -> AnswerResult:
         a = self.cfg.agents
         letter_e = a.unavailable_letter
         ev = _unique(evidence)[:40]
         coverage = max((window_coverage(q, w) for w in windows), default=0.0)
         parts = {k: clauses(str(choices[k])) for k in letters}
-        texts = [p for ps in parts.values() for p in ps] + [s for w in windows for s in w.steps]
+        routines = [r for r in (routines or []) if r.relevance >= a.routine_min_relevance]
+        texts = [p for ps in parts.values() for p in ps] + [s for w in windows for s in w.steps] + \
+            [s for r in routines for s in r.steps]
         scorer = Scorer(embed_texts(texts, a.answer_embedder), a.answer_lexical_weight)
         scores: dict[str, float] = {}
         for k in letters:
@@ -353,9 +448,18 @@ class StructuredAnswerer:
             top = per[:3] + [0.0] * (3 - len(per[:3]))
             # the best window, plus how consistently the choice recurs ('typically', 'usually')
             scores[k] = round(0.7 * top[0] + 0.3 * sum(top) / 3, 4)
+        # whether memory supports an answer at all is judged on the episodes; routines (mined from those
+        # same episodes) only say which of the supported choices describes the person's procedure best
+        base_best = max(scores.values(), default=0.0)
+        if routines:
+            objs = {k: self._choice_objects(str(choices[k])) for k in letters}
+            for k in letters:
+                rs = max(routine_support(parts[k], objs[k], r, scorer, a.routine_min_sim, a.routine_object_weight)
+                         for r in routines)
+                scores[k] = round(scores[k] + a.routine_weight * rs, 4)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         raw = f"coverage={coverage:.2f} scores " + ", ".join(f"{k}={v}" for k, v in ranked)
-        if coverage < a.answer_min_coverage or not ranked or ranked[0][1] < a.answer_min_support or (
+        if coverage < a.answer_min_coverage or not ranked or base_best < a.answer_min_support or (
                 len(ranked) > 1 and ranked[0][1] - ranked[1][1] < a.answer_margin):
             return AnswerResult(letter_e, ev, log.calls, raw + f" -> {letter_e}")
         return AnswerResult(ranked[0][0], ev, log.calls, raw + f" -> {ranked[0][0]}")

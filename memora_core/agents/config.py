@@ -47,6 +47,15 @@ class AgentSettings(_Cfg):
     answer_lexical_weight: float = Field(default=0.5, ge=0, le=1)
     answer_check_objects: bool = False  # typed memory: answer E when a question's object is not in Entity memory
     answer_trigger_min: float = Field(default=0.5, ge=0, le=1)
+    # full MEMORA: questions about a procedure are also scored against the person's routines
+    routine_question_words: list[str] = Field(default_factory=lambda: [
+        "approach", "strategy", "workflow", "routine", "procedure", "sequence", "order", "setup", "steps",
+        "style", "method", "pattern", "process"])
+    routine_weight: float = Field(default=0.5, ge=0, le=2)
+    routine_top_k: int = Field(default=3, ge=1, le=10)
+    routine_min_sim: float = Field(default=0.35, ge=0, le=1)
+    routine_object_weight: float = Field(default=0.3, ge=0, le=1)
+    routine_min_relevance: float = Field(default=0.25, ge=0, le=1)
     question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"
     semantic_retrieval: bool = False
