@@ -28,7 +28,7 @@ import numpy as np
 
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
-from memora_core.schemas import Evidence
+from memora_core.schemas import Evidence, unique_evidence
 from memora_core.tools.registry import ToolResult
 from memora_core.tools.text import tokens
 
@@ -301,16 +301,6 @@ class AnswerResult:
     raw: str
 
 
-def _unique(evs: list[Evidence]) -> list[Evidence]:
-    seen, out = set(), []
-    for e in evs:
-        k = (e.video_id, round(e.start_s, 1), round(e.end_s, 1))
-        if k not in seen:
-            seen.add(k)
-            out.append(e)
-    return out
-
-
 class StructuredAnswerer:
     """`.answer(question, choices) -> AnswerResult`; deterministic; at most `max_answer_searches` tool calls."""
 
@@ -434,7 +424,7 @@ class StructuredAnswerer:
                 evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None) -> AnswerResult:
         a = self.cfg.agents
         letter_e = a.unavailable_letter
-        ev = _unique(evidence)[:40]
+        ev = unique_evidence(evidence)[:40]
         coverage = max((window_coverage(q, w) for w in windows), default=0.0)
         parts = {k: clauses(str(choices[k])) for k in letters}
         routines = [r for r in (routines or []) if r.relevance >= a.routine_min_relevance]

@@ -11,7 +11,8 @@ from typing import Any
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
 from memora_core.agents.prompts import answerer_system, final_answer_demand, final_plan_demand, planner_system
-from memora_core.agents.structured import AnswerResult, _unique_evidence, split_label
+from memora_core.agents.structured import AnswerResult, split_label
+from memora_core.schemas import unique_evidence
 from memora_core.llm.base import LLMBackend, LLMReply
 from memora_core.llm.parsing import parse_answer, parse_plan, parse_tool_calls
 from memora_core.schemas import Evidence, Plan, PlanStep
@@ -92,7 +93,7 @@ class ReActPlanner(_ReActBase):
             failures.append(f"turn {it}: neither a tool call nor a plan")
             messages.append({"role": "assistant", "content": reply.text[:500]})
             messages.append({"role": "user", "content": "Call one tool as JSON, or reply 'Plan:' with numbered steps."})
-        ev = _unique_evidence(evidence)[:30]
+        ev = unique_evidence(evidence)[:30]
         plan = Plan(participant_id=self.memory.participant_id, instruction=instruction, planner=self.kind,
                     condition=self.memory.condition_id, missing=failures if not steps else [],
                     tool_calls=calllog.calls, evidence=ev)
@@ -127,7 +128,7 @@ class ReActAnswerer(_ReActBase):
                 continue
             letter = parse_answer(raw, choices)
             if letter is not None or forced:
-                return AnswerResult(letter, _unique_evidence(evidence)[:20], calllog.calls, raw)
+                return AnswerResult(letter, unique_evidence(evidence)[:20], calllog.calls, raw)
             messages.append({"role": "assistant", "content": raw[:500]})
             messages.append({"role": "user", "content": "Call one tool as JSON, or reply 'Answer: <letter>'."})
-        return AnswerResult(parse_answer(raw, choices), _unique_evidence(evidence)[:20], calllog.calls, raw)
+        return AnswerResult(parse_answer(raw, choices), unique_evidence(evidence)[:20], calllog.calls, raw)

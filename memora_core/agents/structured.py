@@ -19,7 +19,7 @@ from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
 from memora_core.agents.vocab import Vocabulary, default_vocabulary
 from memora_core.consolidation.procedures import Step, split_procedures
-from memora_core.schemas import Evidence, Plan, PlanStep
+from memora_core.schemas import Evidence, Plan, PlanStep, unique_evidence
 from memora_core.tools.registry import ToolResult
 from memora_core.tools.text import STOPWORDS, overlap, stem, tokens
 
@@ -297,7 +297,7 @@ class StructuredPlanner:
         plan.steps = [PlanStep(index=i, action=a, object=o, target=t, text=label, evidence=ev)
                       for i, (label, ev) in enumerate(labels) for a, o, t in [split_label(label)]]
         self._ground(plan, log)
-        plan.evidence = _unique_evidence([e for s in plan.steps for e in s.evidence])
+        plan.evidence = unique_evidence([e for s in plan.steps for e in s.evidence])
         plan.tool_calls = log.calls
         return plan
 
@@ -676,7 +676,7 @@ class StructuredPlanner:
         for s in plan.steps:
             if s.object in found:
                 s.entity_id = found[s.object][0]
-                s.evidence = _unique_evidence(s.evidence + found[s.object][1])
+                s.evidence = unique_evidence(s.evidence + found[s.object][1])
             if s.object and not s.target:
                 loc = placed.get(s.object) or (found.get(s.object, (None, [], None))[2])
                 if loc and loc != s.object:
@@ -706,16 +706,6 @@ def _place_in_lines(obj: str, lines: list[str]) -> str | None:
             if o == obj and t:
                 counts[t] = counts.get(t, 0) + 1
     return max(sorted(counts), key=lambda k: counts[k]) if counts else None
-
-
-def _unique_evidence(evs: list[Evidence]) -> list[Evidence]:
-    seen, out = set(), []
-    for e in evs:
-        k = (e.video_id, round(e.start_s, 1), round(e.end_s, 1))
-        if k not in seen:
-            seen.add(k)
-            out.append(e)
-    return out
 
 
 # ------------------------------------------------------------------ answerer (memora_core.agents.answering)

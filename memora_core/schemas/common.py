@@ -50,3 +50,15 @@ class Evidence(StrictModel):
 
     def cite(self) -> str:
         return f"{self.video_id}@{self.start_s:.1f}-{self.end_s:.1f}s"
+
+
+def unique_evidence(evidence: list[Evidence]) -> list[Evidence]:
+    """Evidence in first-seen order without repeats (same video and times to 0.1 s)."""
+    seen: set[tuple[str, float, float]] = set()
+    out: list[Evidence] = []
+    for e in evidence:
+        key = (e.video_id, round(e.start_s, 1), round(e.end_s, 1))
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
