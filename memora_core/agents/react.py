@@ -12,10 +12,9 @@ from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
 from memora_core.agents.prompts import answerer_system, final_answer_demand, final_plan_demand, planner_system
 from memora_core.agents.structured import AnswerResult, split_label
-from memora_core.schemas import unique_evidence
 from memora_core.llm.base import LLMBackend, LLMReply
 from memora_core.llm.parsing import parse_answer, parse_plan, parse_tool_calls
-from memora_core.schemas import Evidence, Plan, PlanStep
+from memora_core.schemas import Evidence, Plan, PlanStep, unique_evidence
 
 log = logging.getLogger(__name__)
 _MAX_OBS_CHARS = 1500
