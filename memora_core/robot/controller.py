@@ -439,6 +439,18 @@ class RuleBasedController:
             path = checked[1:]
         self._follow(path, grasp_pt, ignore, "approach")
 
+    def _close_in(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str]) -> None:
+        """The palm stopped short of the grasp point (the arm lags near its reach limit): step straight down
+        toward the object in small checked moves until the hand can close, giving up when a move is refused."""
+        for k in range(1, self.cfg.motion.close_in_steps + 1):
+            point = grasp_pt - np.array([0.0, 0.0, self.cfg.motion.close_in_step * (k - 1)])
+            try:
+                self._go(point, ignore, "approach", exact=False)
+            except PrimitiveFailure:
+                return
+            if self.robot.grasp(obj.name):
+                return
+
     def _lift(self, obj: SceneObject) -> None:
         """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
         and whatever the hand or object touched at the grasp are left behind by a vertical move."""
@@ -484,6 +496,8 @@ class RuleBasedController:
             # Fingers resting on the object stop the palm a little short: close the hand there if it is in reach.
             if not f.detail.startswith("approach: hand blocked") or not self.robot.grasp(obj.name):
                 raise
+        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
+            self._close_in(obj, grasp_pt, ignore)
         if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):  # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}")
@@ -528,7 +542,9 @@ class RuleBasedController:
         rec = self._find(target, "target")
         pos, _ = self.robot.object_pose(rec.name)
         rim = pos[2] + rec.half_height
-        tol = max(self.cfg.motion.place_tolerance, rec.radius * 0.8) if relation == "in" else self.cfg.motion.place_tolerance
+        # 'on' a container (a bowl, a cup) means into it: the plan's wording often says "put X on the bowl".
+        into = relation == "in" or rec.container
+        tol = max(self.cfg.motion.place_tolerance, rec.radius * 0.8) if into else self.cfg.motion.place_tolerance
         return np.array([pos[0], pos[1], rim]), tol, rec.name, rec.radius
 
     def _table_spots(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
@@ -547,8 +563,39 @@ class RuleBasedController:
         free.sort(key=lambda c: (round(float(np.linalg.norm(c - near)), 4), float(c[0]), float(c[1])))
         return free[: m.table_spot_tries]
 
+    def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
+        """Lower the held object to `point`; into `container`, stopping short on its contents is fine."""
+        try:
+            self._go(point, ignore, "lower")
+        except PrimitiveFailure as f:
+            if not (container and f.detail.startswith("lower: hand blocked") and self._over(container, held)):
+                raise
+
+    def _over(self, container: str, name: str) -> bool:
+        """Whether `name`'s centre is above `container`'s footprint."""
+        cpos, _ = self.robot.object_pose(container)
+        pos, _ = self.robot.object_pose(name)
+        return bool(np.hypot(*(pos[:2] - cpos[:2])) < self._require(container).radius)
+
+    def _contents(self, container: str, held: str) -> list[tuple[np.ndarray, float]]:
+        """(position, top z) of every object lying in `container` (centre within its footprint, resting above
+        the table)."""
+        rec = self._require(container)
+        cpos, _ = self.robot.object_pose(container)
+        out = []
+        for o in self.objects():
+            pose = self.robot.object_pose(o.name) if o.name not in (container, held) else None
+            if pose is None:
+                continue
+            pos, rot = pose
+            halves = np.array([*(o.extent or (o.radius, o.radius)), o.half_height])
+            top = float(pos[2] + np.abs(rot[2, :]) @ halves)  # highest point of the (possibly tilted) box
+            if np.hypot(*(pos[:2] - cpos[:2])) < rec.radius and pos[2] - o.half_height > self.table_z + 0.004:
+                out.append((pos, top))
+        return out
+
     def _release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str],
-                       slack: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                       slack: float = 0.0, receptacle: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(palm point where the held object's bottom is just above the landing point, palm-minus-object
         offset, landing point), after checking that the current arm can lower it there without touching
         anything else. The landing point is `goal`, else one shifted by `slack` toward each side (a neighbour
@@ -556,9 +603,19 @@ class RuleBasedController:
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
         shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
                                   for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)] if slack > 0 else [np.zeros(3)]
+        drops = [0.0]
+        inside = self._contents(receptacle, obj.name) if receptacle else []
+        if inside:
+            # Something already lies in the container: aim at its free part (away from the contents first)
+            # and let go above whatever is in there, dropping from a little higher when that is still blocked
+            # (a small object falling a few cm into a bowl ends up in it all the same).
+            away = lambda s: -min(float(np.linalg.norm(goal[:2] + s[:2] - p[:2])) for p, _ in inside)
+            shifts.sort(key=away)
+            above_rim = max(0.0, max(top for _, top in inside) - goal[2])
+            drops = [above_rim + d for d in self.cfg.motion.container_drops]
         failure = None
-        for shift in shifts:
-            land = goal + shift
+        for drop, shift in [(d, s) for d in drops for s in shifts]:
+            land = goal + shift + np.array([0.0, 0.0, drop])
             release = land + np.array([0, 0, obj.half_height + self.cfg.motion.release_gap]) + hang
             for z in self._cruise_levels():
                 above = np.array([release[0], release[1], z])
@@ -598,7 +655,7 @@ class RuleBasedController:
             ignore.add("table")  # putting it down on the table: the object's bottom meets the table
         slack = max(0.0, tol - self.cfg.motion.place_tolerance * 0.5)
         try:
-            release, hang, goal = self._release_point(obj, goal, ignore, slack)
+            release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
         except PrimitiveFailure as first:
             found_spot = False
             for spot in self._spots[1:]:  # a free table spot this arm cannot lower onto: the next free one
@@ -612,14 +669,33 @@ class RuleBasedController:
             if not found_spot:
                 if not self._hand_off(obj):
                     raise first
-                release, hang, goal = self._release_point(obj, goal, ignore, slack)
-        self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
+                release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+        spots = [s for s in self._spots if np.linalg.norm(s - target_xy) > 1e-6]
+        while True:
+            try:
+                self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
+                break
+            except PrimitiveFailure as f:
+                # A table spot the arm cannot carry to at any cruise level: the next free spot, if any.
+                if f.reason is not FailureReason.UNREACHABLE or not spots:
+                    raise
+                spot = spots.pop(0)
+                try:
+                    release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]),
+                                                              ignore, slack)
+                    target_xy = spot.copy()
+                except PrimitiveFailure:
+                    continue
         self._check_held(obj.name)
-        self._go(release + [0, 0, self.cfg.motion.approach_height], ignore, "lower")   # lower
+        # Into a container: the held object coming to rest on what is already in it stops the hand a little
+        # short; letting go there still drops it into the container (checked below).
+        into = bool(receptacle and (call.relation == "in" or self._require(receptacle).container))
+        self._lower(release + [0, 0, self.cfg.motion.approach_height], ignore, obj.name, receptacle if into else None)
         # Correct for hand-orientation drift during the carry: aim the object itself at the goal.
         pos, _ = self.robot.object_pose(obj.name)
         fix = np.array([goal[0] - pos[0], goal[1] - pos[1], 0.0])
-        self._go(release + fix, ignore, "lower")
+        ws = self.robot.limits.config.workspace
+        self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, receptacle if into else None)
         self._check_held(obj.name)
         self.robot.release()                                                          # release
         self.robot.settle(self.cfg.motion.settle_s)
@@ -631,7 +707,7 @@ class RuleBasedController:
         err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
         if err > tol:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} landed {err * 100:.1f} cm from target")
-        if rot[2, 2] < 0.7 and not (receptacle and call.relation == "in"):
+        if rot[2, 2] < 0.7 and not into:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
 

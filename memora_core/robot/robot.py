@@ -82,6 +82,12 @@ class MotionConfig(_Cfg):
     table_spot_step: float = Field(default=0.03, gt=0)
     table_spot_radius: float = Field(default=0.24, gt=0)
     table_spot_tries: int = Field(default=10, ge=1)
+    # Placing in a container that already holds something: let go this far above the contents' top, trying
+    # each in turn (higher drops clear a crowded bowl; a few cm is still a gentle drop).
+    container_drops: list[float] = Field(default_factory=lambda: [0.005, 0.03, 0.06])
+    # A palm that stopped short of the grasp point steps down toward the object this far at a time, this many times.
+    close_in_step: float = Field(default=0.015, gt=0)
+    close_in_steps: int = Field(default=3, ge=0)
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
