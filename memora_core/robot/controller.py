@@ -229,12 +229,24 @@ class RuleBasedController:
         if hand[0] < self.cfg.motion.stow_x - 0.02:  # tucked beside the hip: first up in front of the shoulder
             # Up from beside the hip an extreme posture may lag (wrist/elbow near their stops): rough is
             # enough here, the lift and carry are planned from where the palm really is.
-            self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), ignore, "ready", exact=False)
+            ready = np.array([self.cfg.motion.stow_x, hand[1], z])
+            try:
+                self._go(ready, ignore, "ready", exact=False)
+            except PrimitiveFailure as first:
+                # The straight line out of the tuck may need a posture that sweeps the torso or the other arm
+                # into the table: straight up beside the hip first, then forward.
+                try:
+                    self._go(np.array([hand[0], hand[1], z]), ignore, "ready", exact=False)
+                    self._go(ready, ignore, "ready", exact=False)
+                except PrimitiveFailure:
+                    raise first from None
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
             up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
             self._go(np.array([hand[0], hand[1], self._first_level(hand, levels, up)]), up, "lift")
         failure = None
+        # A tall neighbour (the bottle) in the forearm's way at cruise height: also try passing higher.
+        levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
         for level in levels:
             try:
                 if abs(self.robot.hand_position()[2] - level) > 0.01:
@@ -246,8 +258,8 @@ class RuleBasedController:
                 return
             except PrimitiveFailure as f:
                 failure = failure or f
-                if f.reason is not FailureReason.UNREACHABLE:
-                    raise
+                if f.reason is not FailureReason.UNREACHABLE and not f.detail.startswith("carry: path"):
+                    raise  # something was hit, or the arm moved: no other level is planned from here
         raise failure
 
     def _first_level(self, hand: np.ndarray, levels: list[float], ignore: set[str]) -> float:
@@ -293,9 +305,18 @@ class RuleBasedController:
         if arm == self.robot.arm and self.robot.held_object() is None:
             hand = self.robot.hand_position()
             if hand[2] > self.table_z - 0.05:  # it is up at the table, not already tucked
-                z = max(self._cruise_z(), hand[2])
-                self._go(np.array([hand[0], hand[1], z]), {"table"}, "stow")
-                self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow")
+                # Up as high as the arm reaches here (a far palm may not reach full cruise height), then back;
+                # an empty hand leaving may turn freely (only its position matters).
+                self._pose = self._pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
+                for z in [max(lv, hand[2]) for lv in self._cruise_levels()] + [hand[2]]:
+                    try:
+                        self._go(np.array([hand[0], hand[1], z]), {"table"} | self._touching_now(), "stow",
+                                 exact=False)
+                        self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow", exact=False)
+                        break
+                    except PrimitiveFailure as f:
+                        if f.reason is not FailureReason.UNREACHABLE:
+                            raise
         home = {k: v for k, v in self.cfg.home.items() if k.startswith(arm)}
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home

@@ -88,6 +88,8 @@ class MotionConfig(_Cfg):
     # A palm that stopped short of the grasp point steps down toward the object this far at a time, this many times.
     close_in_step: float = Field(default=0.015, gt=0)
     close_in_steps: int = Field(default=3, ge=0)
+    stow_orientation_cost: float = Field(default=0.005, ge=0)  # IK weight on hand orientation while an empty arm leaves
+    high_carry: list[float] = Field(default_factory=lambda: [0.05, 0.10])  # extra cruise heights tried when the usual are blocked
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
