@@ -230,6 +230,11 @@ class RuleBasedController:
             # Up from beside the hip an extreme posture may lag (wrist/elbow near their stops): rough is
             # enough here, the lift and carry are planned from where the palm really is.
             ready = np.array([self.cfg.motion.stow_x, hand[1], z])
+            # Out of the tuck the hand's orientation hardly matters: holding the grasp's (say, fingers down)
+            # from beside the hip twists the waist and sweeps the arm through the table.
+            pose, free = self._pose, self.robot.held_object() is None
+            if free:
+                self._pose = pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
             try:
                 self._go(ready, ignore, "ready", exact=False)
             except PrimitiveFailure as first:
@@ -240,6 +245,8 @@ class RuleBasedController:
                     self._go(ready, ignore, "ready", exact=False)
                 except PrimitiveFailure:
                     raise first from None
+            finally:
+                self._pose = pose
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
             up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
