@@ -777,22 +777,28 @@ class RuleBasedController:
         margin = self.robot.limits.config.position_margin
         # Hold the bottle beside the cup, mouth over the rim, then roll the wrist. When the wrist cannot roll
         # that far from the grasp's orientation, pour from the cup's other side, rolling the other way.
-        for flip in (1.0, -1.0):
+        # Each side of the cup at each pour height in turn: a cup near the table's edge may be out of reach
+        # (or its wrist roll out of range) from one side or at the highest pose.
+        sign, first = 0.0, None
+        for flip, rise in [(f, r) for f in (1.0, -1.0) for r in self.cfg.motion.pour_heights]:
             side = np.array([0.0, -flip * (cup.radius + obj.radius + 0.01), 0.0])
-            above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + 0.06])
+            above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + rise])
             try:
-                self._transit(above[:2] + hang[:2], {obj.name, cup.name})
+                self._transit(above[:2] + hang[:2], {obj.name, cup.name}, above[2] + hang[2])
                 self._go(above + hang, {obj.name, cup.name}, "pour pose")
-            except PrimitiveFailure:
-                if flip > 0:
-                    raise
-                break  # the other side is out of reach: fail below
+            except PrimitiveFailure as f:
+                if f.reason is not FailureReason.UNREACHABLE and not f.detail.startswith(("carry: path", "pour pose: path")):
+                    raise  # something was hit
+                first = first or f
+                continue
             q = self.robot.joint_positions()
             sign = (1.0 if self.robot.arm == "right" else -1.0) * flip
             if lo + margin <= q[roll] + sign * self.cfg.motion.pour_angle <= hi - margin:
                 break
             sign = 0.0
         if sign == 0.0:
+            if first is not None:
+                raise first
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"the wrist cannot roll {obj.name} over {cup.name} "
                                    f"from either side")
         tilt_max = 0.0

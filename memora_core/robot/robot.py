@@ -90,6 +90,8 @@ class MotionConfig(_Cfg):
     close_in_steps: int = Field(default=3, ge=0)
     stow_orientation_cost: float = Field(default=0.005, ge=0)  # IK weight on hand orientation while an empty arm leaves
     high_carry: list[float] = Field(default_factory=lambda: [0.05, 0.10])  # extra cruise heights tried when the usual are blocked
+    # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
+    pour_heights: list[float] = Field(default_factory=lambda: [0.06, 0.03, 0.09])
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
