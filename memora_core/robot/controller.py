@@ -780,15 +780,17 @@ class RuleBasedController:
         # Each side of the cup at each pour height in turn: a cup near the table's edge may be out of reach
         # (or its wrist roll out of range) from one side or at the highest pose.
         sign, first = 0.0, None
-        for flip, rise in [(f, r) for f in (1.0, -1.0) for r in self.cfg.motion.pour_heights]:
+        # First arriving at the pour height or above it; only then also from lower carry levels.
+        tries = [(h, f, r) for h in (True, False) for f in (1.0, -1.0) for r in self.cfg.motion.pour_heights]
+        for high, flip, rise in tries:
             side = np.array([0.0, -flip * (cup.radius + obj.radius + 0.01), 0.0])
             above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + rise])
             try:
-                self._transit(above[:2] + hang[:2], {obj.name, cup.name}, above[2] + hang[2])
+                self._transit(above[:2] + hang[:2], {obj.name, cup.name}, above[2] + hang[2] if high else 0.0)
                 self._go(above + hang, {obj.name, cup.name}, "pour pose")
             except PrimitiveFailure as f:
-                if f.reason is not FailureReason.UNREACHABLE and not f.detail.startswith(("carry: path", "pour pose: path")):
-                    raise  # something was hit
+                if f.reason is not FailureReason.UNREACHABLE and "arm hit" in f.detail:
+                    raise  # something was hit: not a matter of another pose
                 first = first or f
                 continue
             q = self.robot.joint_positions()
