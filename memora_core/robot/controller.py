@@ -631,8 +631,11 @@ class RuleBasedController:
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
         shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
                                   for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)] if slack > 0 else [np.zeros(3)]
-        drops = [0.0]
-        inside = self._contents(receptacle, obj.name) if receptacle else []
+        container = bool(receptacle and self._require(receptacle).container)
+        # Into an empty container: just above the rim first, then from a little higher when a neighbour
+        # blocks the lowering (the held object falls the last few cm into it).
+        drops = [0.0] + (list(self.cfg.motion.container_drops[1:]) if container else [])
+        inside = self._contents(receptacle, obj.name) if container else []
         if inside:
             # Something already lies in the container: aim at its free part (away from the contents first)
             # and let go above whatever is in there, dropping from a little higher when that is still blocked
