@@ -117,3 +117,19 @@ def test_spoon_among_neighbours_is_taken_along_its_long_axis():
     assert min(abs((fingers - axis + 90) % 180 - 90), 90) < 35  # fingers roughly along the spoon
     for name, pos in before.items():
         assert np.linalg.norm(robot.object_pose(name)[0][:2] - pos[:2]) < 0.02, name
+
+
+def test_second_object_into_a_bowl_lands_on_top_of_the_first():
+    # Task B's crowded bowl: the tea box is already in it, the spoon must still go in (let go above the box).
+    robot = _robot({"yellow bowl": (0.40, -0.15, 0.0), "cinnamon tea box": (0.45, 0.05, 0.3),
+                    "yellow spoon": (0.30, 0.10, 0.0)})
+    ctl = _controller(robot)
+    for i, (obj, target) in enumerate([("cinnamon tea box", "yellow bowl"), ("yellow spoon", "yellow bowl")]):
+        assert ctl.execute_step(PlanStep(index=2 * i, action="pick", object=obj)).success
+        res = ctl.execute_step(PlanStep(index=2 * i + 1, action="place", object=obj, target=target))
+        assert res.success, res.detail
+    bowl = robot.object_pose("yellow bowl")[0]
+    for obj in ("cinnamon tea box", "yellow spoon"):
+        pos = robot.object_pose(obj)[0]
+        assert np.hypot(*(pos - bowl)[:2]) < robot.scene.object("yellow bowl").size[0]  # inside the footprint
+        assert pos[2] > robot.scene.table.height  # in the bowl, not beside it on the table
