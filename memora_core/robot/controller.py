@@ -408,7 +408,8 @@ class RuleBasedController:
 
     def _choose_grasp(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str],
                       arms: list[str] | None = None,
-                      top: np.ndarray | None = None) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
+                      top: np.ndarray | None = None,
+                      skip: set[tuple] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
         """The first (grasp point, arm, hand orientation), in a fixed rule order, for which the vertical
         descent from cruise height to the grasp point is reachable and keeps clear of every other object and
         the table; with the checked joint path of that descent (first waypoint: the posture above)."""
@@ -426,6 +427,8 @@ class RuleBasedController:
                         grasp_pt = np.array([base[0], base[1], max(base[2], self.table_z + pose.min_palm_height)])
                         if top is not None and np.linalg.norm(grasp_pt - top) > reach:
                             continue  # too high above this (low) object for the hand to close on it
+                        if self._grasp_key(arm, pose, grasp_pt) in skip:
+                            continue  # tried already and blocked once the arm moved
                         above = np.array([grasp_pt[0], grasp_pt[1],
                                           max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
                         pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
@@ -500,11 +503,49 @@ class RuleBasedController:
             return
         raise failure
 
+    @staticmethod
+    def _grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> tuple:
+        return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), tuple(np.round(grasp_pt, 3).tolist()))
+
     def _pick(self, call: PrimitiveCall, arms: list[str] | None = None) -> None:
+        """Pick, and when the chosen grasp fails once the arm is moving (the approach is stopped short by a
+        neighbour the clearance check missed, the lift is blocked), put the object back if it was taken,
+        take the arm out of the way and try the next grasp candidate (often the other arm)."""
         obj = self._find(call.object, "object")
-        held = self.robot.held_object()
-        if held == obj.name:
+        if self.robot.held_object() == obj.name:
             return None
+        tried: set[tuple] = set()
+        for attempt in range(1, self.cfg.motion.pick_attempts + 1):
+            try:
+                return self._pick_once(obj, arms, tried)
+            except PrimitiveFailure as f:
+                # "no ... pose" : grasp selection itself found nothing left to try
+                if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
+                        or f.detail.startswith("no ")):
+                    raise
+                if not self._back_off(obj):
+                    raise
+                log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
+        return None
+
+    def _back_off(self, obj: SceneObject) -> bool:
+        """After a failed grasp: let go of `obj` where it is and stow the arm; False when the object no longer
+        stands upright (nothing more to try) or the arm cannot get away."""
+        if self.robot.held_object() == obj.name:
+            self.robot.release()
+            self.robot.settle(self.cfg.motion.settle_s)
+        if self.robot.held_object() is not None:
+            return False
+        self._lift_clear, self._held_rot = None, None
+        try:
+            self._stow(self.robot.arm)
+        except PrimitiveFailure:
+            return False
+        pose = self.robot.object_pose(obj.name)
+        return pose is not None and pose[1][2, 2] >= 0.7
+
+    def _pick_once(self, obj: SceneObject, arms: list[str] | None, tried: set[tuple]) -> None:
+        held = self.robot.held_object()
         if held:
             raise PrimitiveFailure(FailureReason.NOT_ALLOWED, f"hand already holds {held}")
         pos, rot = self.robot.object_pose(obj.name)
@@ -513,7 +554,9 @@ class RuleBasedController:
         self._origin[obj.name] = pos.copy()
         top = pos + np.array([0, 0, obj.half_height])
         ignore = {obj.name}
-        arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms, top)
+        arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms, top,
+                                                          tried)
+        tried.add(self._grasp_key(arm, pose, grasp_pt))
         self._select_arm(arm)
         self._pose = pose
         self._grasping = obj.name

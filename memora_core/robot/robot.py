@@ -88,6 +88,9 @@ class MotionConfig(_Cfg):
     # A palm that stopped short of the grasp point steps down toward the object this far at a time, this many times.
     close_in_step: float = Field(default=0.015, gt=0)
     close_in_steps: int = Field(default=3, ge=0)
+    # A pick whose chosen grasp was blocked after the arm moved (approach stopped short, lift blocked by a
+    # neighbour) backs off and tries the next grasp candidate (the other arm, another hand pose), this many times in all.
+    pick_attempts: int = Field(default=3, ge=1)
     stow_orientation_cost: float = Field(default=0.005, ge=0)  # IK weight on hand orientation while an empty arm leaves
     high_carry: list[float] = Field(default_factory=lambda: [0.05, 0.10])  # extra cruise heights tried when the usual are blocked
     # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
