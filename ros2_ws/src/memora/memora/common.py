@@ -36,15 +36,22 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
     except SystemExit as exc:  # a node that finished its job on purpose
         code = int(exc.code or 0)
     except Exception:
+        if not rclpy.ok():
+            # SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy raises a
+            # plain RCLError ("context is not valid") instead of ExternalShutdownException. Still a clean stop.
+            return _finish(node, 0)
         log.exception("node failed")
         if node is not None:
             node.get_logger().fatal("node failed; see the traceback above")
         code = 1
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    return _finish(node, code)
+
+
+def _finish(node: Node | None, code: int) -> int:
+    if node is not None:
+        node.destroy_node()
+    if rclpy.ok():
+        rclpy.shutdown()
     return code
 
 
