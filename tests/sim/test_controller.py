@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import make_robot, parse_step
-from memora_core.robot.controller import FailureReason, RuleBasedController
+from memora_core.robot.controller import FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.primitives import UnknownPrimitive
 from memora_core.schemas import PlanStep
@@ -133,3 +133,40 @@ def test_second_object_into_a_bowl_lands_on_top_of_the_first():
         pos = robot.object_pose(obj)[0]
         assert np.hypot(*(pos - bowl)[:2]) < robot.scene.object("yellow bowl").size[0]  # inside the footprint
         assert pos[2] > robot.scene.table.height  # in the bowl, not beside it on the table
+
+
+def test_blocked_lift_puts_object_back_and_picks_with_next_grasp():
+    """A lift the clearance check passed but the arm could not finish (injected once, as a neighbour the
+    plan missed would) makes the pick let go, stow and take the object with another grasp candidate."""
+    robot = _robot()
+    ctl = _controller(robot)
+    real_lift, chosen = ctl._lift, []
+
+    def lift_blocked_once(obj):
+        chosen.append((robot.arm, robot.hand_position().round(3).tolist()))
+        if len(chosen) == 1:
+            raise PrimitiveFailure(FailureReason.COLLISION, "lift: hand blocked 5.0 cm short")
+        real_lift(obj)
+
+    ctl._lift = lift_blocked_once
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
+    assert res.success, res.detail
+    assert len(chosen) == 2 and chosen[0] != chosen[1]  # a different arm or grasp point the second time
+    assert robot.held_object() == "fanta can"
+    assert robot.object_pose("fanta can")[0][2] > robot.scene.table.height + 0.1
+
+
+def test_pick_gives_up_after_configured_attempts():
+    robot = _robot()
+    ctl = _controller(robot)
+    calls = []
+
+    def always_blocked(obj):
+        calls.append(1)
+        raise PrimitiveFailure(FailureReason.COLLISION, "lift: hand blocked 5.0 cm short")
+
+    ctl._lift = always_blocked
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
+    assert not res.success and res.reason is FailureReason.COLLISION
+    assert 1 < len(calls) <= ctl.cfg.motion.pick_attempts  # retried, never beyond the limit
+    assert robot.held_object() is None
