@@ -63,10 +63,6 @@ def lemma(word: str) -> str:
         return _IRREGULAR[w]
     if len(w) <= 3:
         return w
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
-        return w[:-2]
     if w.endswith("ing") and len(w) > 5:
         stem = w[:-3]
         if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "ls":
@@ -79,6 +75,15 @@ def lemma(word: str) -> str:
         if w.endswith("ied"):
             return w[:-3] + "y"
         return stem + "e" if stem.endswith(("at", "ac", "ur", "iz", "id", "ov", "ic", "as", "ap", "ab", "os", "ag")) else stem
+    return _singular(w)
+
+
+def _singular(w: str) -> str:
+    """Plural endings (-ies, -ches/-shes/-sses/-xes/-zes/-oes, -s) to the singular."""
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return w[:-2]
     if w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w
@@ -91,13 +96,7 @@ def noun_lemma(word: str) -> str:
         return _IRREGULAR[w]
     if len(w) <= 3:
         return w
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
+    return _singular(w)
 
 
 def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:

@@ -120,3 +120,13 @@ def write_json(path: Path, obj: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(obj, indent=1, default=str))
     tmp.replace(path)  # atomic: a crash never leaves half a results file
+
+
+def finish_run(results: dict[str, Any], memories: dict[str, ParticipantMemory], started: float,
+               settings: RunSettings, write_report: Callable[[dict[str, Any], Path], None]) -> dict[str, Any]:
+    """Common end of a benchmark run: memory stats, wall time, results.json, then the report."""
+    results["memory"] = {pid: m.stats() for pid, m in memories.items()}
+    results["wall_s"] = round(time.perf_counter() - started, 1)
+    write_json(settings.out / "results.json", results)
+    write_report(results, settings.out)
+    return results

@@ -13,7 +13,7 @@ from memora_bench.metrics.eamqa import (
     LETTERS, AnswerRecord, conditional_diagnostic, decision_profile, parse_letter, summarize, video_ids_in,
 )
 from memora_bench.runners.common import (
-    Checkpoint, RunSettings, agent_factory, make_llm_if_needed, prepare_memories, write_json,
+    Checkpoint, RunSettings, agent_factory, finish_run, make_llm_if_needed, prepare_memories,
 )
 
 log = logging.getLogger(__name__)
@@ -72,14 +72,9 @@ def run_eam_qa(data: BenchData, settings: RunSettings, cfg: BenchConfig) -> dict
                 rec = answer_item(answerer, item)
                 cp.append({"item_id": item.qid, "record": rec.model_dump()})
                 records[cid].append(rec)
-    results = summarize_run(records, settings)
-    results["memory"] = {pid: m.stats() for pid, m in memories.items()}
-    results["wall_s"] = round(time.perf_counter() - t0, 1)
-    write_json(settings.out / "results.json", results)
     from memora_bench.runners.report import write_eam_qa_report
 
-    write_eam_qa_report(results, settings.out)
-    return results
+    return finish_run(summarize_run(records, settings), memories, t0, settings, write_eam_qa_report)
 
 
 def summarize_run(records: dict[str, list[AnswerRecord]], settings: RunSettings) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from memora_bench.metrics.objects import NounTaxonomy
 from memora_bench.metrics.planning import TaskScore, aggregate, score_task, steps_of
 from memora_bench.metrics.reference import key_objects, reference_verbs
 from memora_bench.runners.common import (
-    Checkpoint, RunSettings, agent_factory, make_llm_if_needed, prepare_memories, write_json,
+    Checkpoint, RunSettings, agent_factory, finish_run, make_llm_if_needed, prepare_memories,
 )
 from memora_bench.runners.memory import ParticipantMemory
 
@@ -78,14 +78,9 @@ def run_planning(data: BenchData, settings: RunSettings, cfg: BenchConfig) -> di
                 score, plan = plan_task(planner, task, memories[pid], taxonomy, cfg)
                 cp.append({"item_id": key, "score": score.model_dump(), "plan": plan})
                 scores[cid].append(score)
-    results = summarize_run(scores, settings)
-    results["memory"] = {pid: m.stats() for pid, m in memories.items()}
-    results["wall_s"] = round(time.perf_counter() - t0, 1)
-    write_json(settings.out / "results.json", results)
     from memora_bench.runners.report import write_planning_report
 
-    write_planning_report(results, settings.out)
-    return results
+    return finish_run(summarize_run(scores, settings), memories, t0, settings, write_planning_report)
 
 
 def summarize_run(scores: dict[str, list[TaskScore]], settings: RunSettings) -> dict[str, Any]:
