@@ -4,7 +4,8 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import rclpy
@@ -45,6 +46,17 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
             node.get_logger().fatal("node failed; see the traceback above")
         code = 1
     return _finish(node, code)
+
+
+@contextmanager
+def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[Node]:
+    """For command-line tools that do one job and exit: init rclpy, yield a node, always clean up."""
+    rclpy.init(args=list(ros_args))
+    node = Node(name)
+    try:
+        yield node
+    finally:
+        _finish(node, 0)
 
 
 def _finish(node: Node | None, code: int) -> int:

@@ -10,10 +10,9 @@ import sys
 import time
 
 import rclpy
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
-from memora.common import msg_to_dict, msg_type
+from memora.common import msg_to_dict, msg_type, one_shot_node
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -36,35 +35,30 @@ def main(argv: list[str] | None = None) -> int:
            "reliable": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE),
            "latched": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                                  durability=DurabilityPolicy.TRANSIENT_LOCAL)}[args.qos]
-    rclpy.init(args=all_args)
-    node = Node("echo")
-    received = 0
+    with one_shot_node("echo", all_args) as node:
+        received = 0
 
-    def on_msg(msg: object) -> None:
-        nonlocal received
-        received += 1
-        print(json.dumps(msg_to_dict(msg), default=str), flush=True)
+        def on_msg(msg: object) -> None:
+            nonlocal received
+            received += 1
+            print(json.dumps(msg_to_dict(msg), default=str), flush=True)
 
-    node.create_subscription(cls, args.topic, on_msg, qos)
-    if args.ready_file:
-        open(args.ready_file, "w").close()
-    deadline = time.monotonic() + args.timeout if args.timeout > 0 else float("inf")
-    code = 0
-    try:
-        while rclpy.ok() and (args.count <= 0 or received < args.count):
-            if time.monotonic() > deadline:
-                print(f"echo: {received} message(s) on {args.topic} before the {args.timeout:.0f} s timeout",
-                      file=sys.stderr)
-                code = 4
-                break
-            rclpy.spin_once(node, timeout_sec=0.1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return code
+        node.create_subscription(cls, args.topic, on_msg, qos)
+        if args.ready_file:
+            open(args.ready_file, "w").close()
+        deadline = time.monotonic() + args.timeout if args.timeout > 0 else float("inf")
+        code = 0
+        try:
+            while rclpy.ok() and (args.count <= 0 or received < args.count):
+                if time.monotonic() > deadline:
+                    print(f"echo: {received} message(s) on {args.topic} before the {args.timeout:.0f} s timeout",
+                          file=sys.stderr)
+                    code = 4
+                    break
+                rclpy.spin_once(node, timeout_sec=0.1)
+        except KeyboardInterrupt:
+            pass
+        return code
 
 
 if __name__ == "__main__":

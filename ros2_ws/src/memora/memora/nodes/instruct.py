@@ -15,7 +15,7 @@ import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-from memora.common import msg_to_dict
+from memora.common import msg_to_dict, one_shot_node
 from memora_interfaces.msg import Instruction
 from memora_interfaces.srv import SendInstruction
 
@@ -68,16 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     all_args = sys.argv if argv is None else ["instruct", *argv]
     ros_free = rclpy.utilities.remove_ros_args(all_args)[1:]
     args = _parse(ros_free)
-    rclpy.init(args=all_args)
-    node = Node("instruct")
-    try:
-        return _call(node, args) if args.service else _publish(node, args)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    with one_shot_node("instruct", all_args) as node:
+        try:
+            return _call(node, args) if args.service else _publish(node, args)
+        except KeyboardInterrupt:
+            return 130
 
 
 if __name__ == "__main__":
