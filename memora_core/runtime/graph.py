@@ -1,9 +1,10 @@
 """The node-graph definition (launch/graph.yaml): launch arguments, nodes, their parameter files.
 
 Parameter file names and node arguments may contain `{argument}` placeholders filled from the launch
-arguments; a node may carry `when: {argument: value}` to run only for that value (e.g. the simulator only
-for robot=sim). Both the ROS 2 launch file and the pip-only supervisor call `GraphDef.nodes_for(values)`,
-so the two cannot start different graphs.
+arguments; a node may carry `when: {argument: value}` to run only for that value (e.g. the Unitree sim
+bridge only for robot=g1, g1_bridge=sim), and so may a parameter file (`{file: ..., when: {...}}`). Both
+the ROS 2 launch file and the pip-only supervisor call `GraphDef.nodes_for(values)` and `param_files`, so
+the two cannot start different graphs.
 """
 from __future__ import annotations
 
@@ -34,11 +35,19 @@ class ArgumentDef(_Model):
         return self
 
 
+class ParamFile(_Model):
+    """A parameter file used only for some argument values (e.g. the sim bridge's DDS settings only for
+    robot=g1 with g1_bridge=sim): a plain file name in `params` is always used."""
+
+    file: str
+    when: dict[str, str]
+
+
 class NodeDef(_Model):
     name: str
     package: str = "memora"
     executable: str
-    params: list[str] = Field(default_factory=list)  # file names in the params dir; may hold {arg}
+    params: list[str | ParamFile] = Field(default_factory=list)  # file names in the params dir; may hold {arg}
     args: list[str] = Field(default_factory=list)  # extra command-line arguments; may hold {arg}
     set: dict[str, str] = Field(default_factory=dict)  # parameter overrides; values may hold {arg}
     when: dict[str, str] = Field(default_factory=dict)
@@ -77,7 +86,8 @@ class GraphDef(_Model):
         if dupes:
             raise ValueError(f"node names must be unique; repeated: {dupes}")
         for node in self.nodes:
-            unknown = set(node.when) - set(self.arguments)
+            whens = [node.when, *(p.when for p in node.params if isinstance(p, ParamFile))]
+            unknown = set().union(*whens) - set(self.arguments)
             if unknown:
                 raise ValueError(f"node {node.name}: 'when' names unknown arguments {sorted(unknown)}")
         return self
@@ -96,7 +106,7 @@ class GraphDef(_Model):
         return values
 
     def nodes_for(self, values: dict[str, str]) -> list[NodeDef]:
-        return [n for n in self.nodes if all(values.get(k) == v for k, v in n.when.items())]
+        return [n for n in self.nodes if _applies(n.when, values)]
 
     def params_dir(self) -> Path:
         """The first existing params dir, relative to the graph file (repo layout, then installed layout)."""
@@ -108,7 +118,9 @@ class GraphDef(_Model):
         raise FileNotFoundError(f"no params dir among {self.params_dirs} next to {base}")
 
     def param_files(self, node: NodeDef, values: dict[str, str]) -> list[Path]:
-        files = [self.params_dir() / _fill(p, values, node.name) for p in node.params]
+        names = [p if isinstance(p, str) else p.file for p in node.params
+                 if isinstance(p, str) or _applies(p.when, values)]
+        files = [self.params_dir() / _fill(p, values, node.name) for p in names]
         missing = [str(f) for f in files if not f.is_file()]
         if missing:
             raise FileNotFoundError(f"node {node.name}: parameter files missing: {missing}")
@@ -136,6 +148,10 @@ class GraphDef(_Model):
             specs.append(ProcessSpec(name=node.name, argv=[str(exe), *self.node_args(node, values), *ros_args],
                                      required=node.required, ends_graph=node.ends_graph))
         return specs
+
+
+def _applies(when: dict[str, str], values: dict[str, str]) -> bool:
+    return all(values.get(k) == v for k, v in when.items())
 
 
 def _typed(text: str) -> object:

@@ -11,11 +11,30 @@ import logging
 import signal
 import threading
 import time
+from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
 
 
-def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: bool = True) -> dict:
+@dataclass
+class BridgeStats:
+    """Live counters of a running bridge: another thread (e.g. the ROS `sim_bridge` node) may read them."""
+
+    published: int = 0  # LowState frames written
+    commands: int = 0   # LowCmd frames accepted (CRC ok)
+    rejected: int = 0   # LowCmd frames dropped for a bad CRC
+    started: float = 0.0  # time.monotonic() when the loop started
+
+    def rate_hz(self) -> float:
+        elapsed = time.monotonic() - self.started
+        return self.published / elapsed if self.started and elapsed > 0 else 0.0
+
+
+def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: bool = True,
+        stop: threading.Event | None = None, stats: BridgeStats | None = None,
+        robot_config: str = "sim_g1") -> dict:
+    """Bridge until `seconds` pass or `stop` is set. Without `stop` (a plain process) SIGINT sets one;
+    a caller running this off the main thread passes its own, since only the main thread may own signals."""
     import mujoco
     from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
     from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowState_
@@ -25,23 +44,25 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: b
     from memora_core.robot import make_robot
     from sim.g1 import BODY_JOINTS_29
 
-    robot = make_robot("sim_g1", seed=seed, objects=[])  # the bridge drives the body; objects are irrelevant
+    robot = make_robot(robot_config, seed=seed, objects=[])  # the bridge drives the body; objects are irrelevant
     m, d = robot.model, robot.data
     act = [m.actuator(n).id for n in BODY_JOINTS_29]
     qadr = [m.joint(n).qposadr[0] for n in BODY_JOINTS_29]
     vadr = [m.joint(n).dofadr[0] for n in BODY_JOINTS_29]
     crc = CRC()
+    stats = stats if stats is not None else BridgeStats()
     latest: dict = {}
     lock = threading.Lock()
 
     def on_cmd(msg: LowCmd_) -> None:
         if crc.Crc(msg) != msg.crc:
             log.warning("dropping LowCmd with bad CRC")
+            stats.rejected += 1
             return
         with lock:
             latest["q"] = [msg.motor_cmd[i].q for i in range(len(BODY_JOINTS_29))]
             latest["mode"] = [msg.motor_cmd[i].mode for i in range(len(BODY_JOINTS_29))]
-            latest["n"] = latest.get("n", 0) + 1
+            stats.commands += 1
 
     ChannelFactoryInitialize(domain, interface)
     pub = ChannelPublisher("rt/lowstate", LowState_)
@@ -51,9 +72,10 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: b
     state = unitree_hg_msg_dds__LowState_()
     t_end = time.monotonic() + seconds
     published = 0
-    t0 = time.monotonic()
-    stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())  # SIGINT ends the bridge cleanly, with statistics
+    t0 = stats.started = time.monotonic()
+    if stop is None:
+        stop = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: stop.set())  # SIGINT ends the bridge cleanly, with statistics
     while time.monotonic() < t_end and not stop.is_set():
         with lock:
             q = latest.get("q")
@@ -74,9 +96,12 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: b
         state.crc = crc.Crc(state)
         pub.Write(state)
         published += 1
+        stats.published = published
     rate = published / (time.monotonic() - t0)
-    log.info("bridge: %d LowState at %.0f Hz, %d LowCmd received", published, rate, latest.get("n", 0))
-    return {"published": published, "rate_hz": rate, "commands": latest.get("n", 0)}
+    sub.Close()
+    pub.Close()
+    log.info("bridge: %d LowState at %.0f Hz, %d LowCmd received", published, rate, stats.commands)
+    return {"published": published, "rate_hz": rate, "commands": stats.commands}
 
 
 def main(argv: list[str] | None = None) -> int:

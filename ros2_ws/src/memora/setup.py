@@ -30,6 +30,7 @@ NODES = {
     "simulator": "simulator",
     "recorder": "recorder",
     "demo_driver": "demo_driver",
+    "sim_bridge": "sim_bridge",
 }
 available = {name: mod for name, mod in NODES.items() if (HERE / PACKAGE / "nodes" / f"{mod}.py").exists()}
 

@@ -5,6 +5,12 @@ feedback when a step starts and when it ends. Cancel takes effect between steps 
 half-done); a message on the e-stop topic latches the robot's e-stop at once, which stops the motion on
 the spot and aborts the goal. The first failed step aborts the plan: the caller (execution monitor /
 planner) decides whether to retry, replan or ask, so nothing silently continues.
+
+The backend comes from the `robot_config` parameter alone (its `type`): `sim_g1` is the MuJoCo simulation
+in this process; `unitree_g1` is the G1 over the Unitree SDK (DDS domain and interface from that config,
+overridable by `dds_domain` / `dds_interface`), answered either by the real robot or by the `sim_bridge`
+node. The G1 backend has no object perception: pick/place/pour then fail with `object_missing` in the
+action result; arm moves (move_to) work.
 """
 from __future__ import annotations
 
@@ -32,6 +38,10 @@ from memora_interfaces.msg import PrimitiveResult
 class ControllerParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     robot_config: str = Field(default="sim_g1", description="robot config name (robot_configs) for make_robot")
+    # Unitree G1 backend only (robot config type unitree_g1): override its `dds` section when set.
+    dds_domain: int = Field(default=-1, ge=-1, le=232, description="Unitree SDK DDS domain; -1 = robot config's")
+    dds_interface: str = Field(default="", description="network interface for the Unitree SDK; empty = robot config's")
+    state_timeout_s: float = Field(default=30.0, gt=0, description="wait this long for the first rt/lowstate")
     layout_seed: int = 0
     layout_poses_json: str = Field(default="", description='explicit layout {"name": [x, y, yaw]}; empty = seeded')
     action_name: str = "/memora/execute_plan"
@@ -50,21 +60,35 @@ class ControllerParams(BaseModel):
     head_camera_size: list[int] = Field(default_factory=lambda: [160, 120])
 
 
-def _make_controller(p: ControllerParams) -> Any:
-    # Imported here: MuJoCo and the scene load only in the process that drives the robot.
-    from memora_core.robot import make_robot
-    from memora_core.robot.controller import RuleBasedController
-    from sim.scene import Layout
-    from sim.scene.config import load_scene_config
-    from sim.scene.layout import sample_layout
+def _backend_kwargs(p: ControllerParams, cfg: Any, scene: Any) -> dict[str, Any]:
+    """make_robot's keyword arguments for the backend the robot config names."""
+    if cfg.type == "sim":
+        from sim.scene import Layout
+        from sim.scene.layout import sample_layout
 
-    if p.layout_poses_json:
-        poses = {k: tuple(v) for k, v in json.loads(p.layout_poses_json).items()}
-        layout = Layout(seed=p.layout_seed, poses=poses)
-    else:
-        layout = sample_layout(load_scene_config(), p.layout_seed)
-    robot = make_robot(p.robot_config, layout=layout)
-    return robot, RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+        if p.layout_poses_json:
+            poses = {k: tuple(v) for k, v in json.loads(p.layout_poses_json).items()}
+            return {"layout": Layout(seed=p.layout_seed, poses=poses)}
+        return {"layout": sample_layout(scene, p.layout_seed)}
+    if cfg.type == "unitree_g1":
+        # None keeps the robot config's value: domain 0 and the robot's interface on hardware.
+        return {"domain": None if p.dds_domain < 0 else p.dds_domain,
+                "interface": p.dds_interface or None, "state_timeout_s": p.state_timeout_s}
+    raise ValueError(f"robot config {p.robot_config!r}: no controller backend for type {cfg.type!r}")
+
+
+def _make_controller(p: ControllerParams) -> Any:
+    # Imported here: MuJoCo, DDS and the scene load only in the process that drives the robot.
+    from memora_core.robot import load_robot_config, make_robot
+    from memora_core.robot.controller import RuleBasedController
+    from sim.scene.config import load_scene_config
+
+    cfg = load_robot_config(p.robot_config)
+    # Table height and named regions come from the scene description the robot config names, so a
+    # backend without a simulated scene (the G1 over DDS) plans its arm moves in the same frame.
+    scene = load_scene_config(cfg.scene_path())
+    robot = make_robot(cfg, **_backend_kwargs(p, cfg, scene))
+    return robot, RuleBasedController(robot, scene.table.height, scene.regions)
 
 
 class ControllerNode(Node):
@@ -86,7 +110,12 @@ class ControllerNode(Node):
         self.video = self._open_video()
         self.goals = 0
         self._sim_topics()
-        self.get_logger().info(f"controller ready: robot={self.p.robot_config} action={self.p.action_name}")
+        self.get_logger().info(f"controller ready: robot={self.p.robot_config} ({self.robot.config.type}"
+                               f"{self._dds_text()}) action={self.p.action_name}")
+
+    def _dds_text(self) -> str:
+        domain, interface = getattr(self.robot, "domain", None), getattr(self.robot, "interface", None)
+        return "" if domain is None else f", DDS domain {domain} on {interface}"
 
     # --- simulator side: video, ground truth, head camera (only when the robot is simulated) --------------
     def _open_video(self) -> Any:
@@ -148,6 +177,10 @@ class ControllerNode(Node):
         if self.video is not None:
             self._physics.submit(self.video.close).result(timeout=30)
             self.get_logger().info(f"execution video {self.p.video_path}: {self.video.frames} frames")
+        try:  # on the physics thread: the sim's renderer (GL context) and the G1's DDS endpoints live there
+            self._physics.submit(self.robot.close).result(timeout=10)
+        except Exception as exc:  # noqa: BLE001 - shutting down anyway; say why it was not clean
+            self.get_logger().warning(f"robot close failed: {exc!r}")
         self._physics.shutdown(wait=False)
         super().destroy_node()
 
