@@ -16,6 +16,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from memora_core.runtime.graph import GraphDef, load_graph
+from memora_core.runtime.supervisor import EXIT_COMPLETED_WITH_FAILURES
 
 GRAPH_FILE = Path(__file__).resolve().with_name("graph.yaml")
 
@@ -24,6 +25,9 @@ def _on_exit(graph_node, event, _context):  # noqa: ANN001 - launch's callback s
     code = event.returncode
     if code == 0 and graph_node.ends_graph:
         return [EmitEvent(event=Shutdown(reason=f"{graph_node.name} finished"))]
+    if code == EXIT_COMPLETED_WITH_FAILURES and graph_node.ends_graph:
+        # Done, with failures to report (its `outcome:` line says which): not a crash.
+        return [EmitEvent(event=Shutdown(reason=f"{graph_node.name} finished with failures (exit code {code})"))]
     if graph_node.required:
         return [EmitEvent(event=Shutdown(reason=f"node {graph_node.name} exited with code {code}"))]
     return None

@@ -6,6 +6,10 @@ Used by `memora launch` to start the ROS node graph on machines without `ros2 la
 - A required process that exits (non-zero: a crash; zero: it should not end on its own) is reported by
   name, everything else is shut down, and the supervisor exits 1.
 - A process marked `ends_graph` that exits 0 (e.g. a demo driver) shuts the graph down with exit 0.
+- A process marked `ends_graph` that exits EXIT_COMPLETED_WITH_FAILURES finished its job with failures to
+  report (the demo driver with failed tasks): not a crash. The graph shuts down and the supervisor exits
+  with that code, reporting the process's outcome line (`outcome: demo finished: 1/2 tasks failed`).
+  An exception (exit 1) or a signal is still reported as a crash.
 """
 from __future__ import annotations
 
@@ -26,6 +30,11 @@ from memora_core.runtime.graph import ProcessSpec
 
 log = logging.getLogger(__name__)
 
+# The exit code and output line by which a graph-ending process says "done, and here is what failed". Not 1:
+# that is what an uncaught exception (and memora's run_node on a node failure) exits with.
+EXIT_COMPLETED_WITH_FAILURES = 3
+OUTCOME_PREFIX = "outcome: "
+
 
 class ProcessOutcome(BaseModel):
     name: str
@@ -33,6 +42,7 @@ class ProcessOutcome(BaseModel):
     returncode: int | None = None
     seconds: float = 0.0
     killed: bool = False  # needed SIGKILL
+    outcome: str | None = None  # the last `outcome: ...` line the process printed
 
 
 class SupervisorReport(BaseModel):
@@ -61,6 +71,8 @@ class _Child:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.tail = (self.tail + [line.rstrip()])[-20:]
+            if line.startswith(OUTCOME_PREFIX):
+                self.outcome.outcome = line[len(OUTCOME_PREFIX):].strip()
             out.write(f"[{self.spec.name}] {line}")
             out.flush()
             if self._log:
@@ -146,8 +158,12 @@ class Supervisor:
     def _verdict(child: _Child, rc: int) -> tuple[int, str, list[str]] | None:
         name = child.spec.name
         how = f"was killed by {signal.Signals(-rc).name}" if rc < 0 else f"exited with code {rc}"
+        said = child.outcome.outcome
         if rc == 0 and child.spec.ends_graph:
-            return 0, f"{name} finished: shut down the graph", []
+            return 0, f"{name} finished{f' ({said})' if said else ''}: shut down the graph", []
+        if rc == EXIT_COMPLETED_WITH_FAILURES and child.spec.ends_graph:
+            what = said or f"{name} finished with failures"
+            return rc, f"{what} ({name} {how}): shut down the graph", []
         if child.spec.required:
             what = "crashed" if rc != 0 else "stopped unexpectedly"
             return 1, f"node {name} {what} ({how}): shut down the graph", [name]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,22 +37,51 @@ class MonitorOutcome(BaseModel):
     question: str | None = None                                   # asked of the user when it gave up
 
 
+class Attempt(BaseModel):
+    """One execution the monitor starts: the first run of the plan, a retry of its failed step onward, or
+    the rest of a replanned plan. A retry or replan sends only the remaining steps, which keep their
+    numbers in the whole plan; `plan_steps` is the step count of that whole (current) plan."""
+
+    model_config = ConfigDict(extra="forbid")
+    number: int = Field(ge=1)
+    kind: Literal["plan", "retry", "replan"]
+    plan_steps: int = Field(ge=0)
+
+    def step_label(self, step_index: int) -> str:
+        """'step 6/8 (attempt 2, retry)' for the 0-based `step_index` of a step in this attempt's goal."""
+        label = f"step {step_index + 1}/{self.plan_steps}"
+        return label if self.number == 1 else f"{label} (attempt {self.number}, {self.kind})"
+
+
 # execute(plan) -> (success, per-step result dicts with index/primitive/success/reason/object..., message)
 Execute = Callable[[Plan], tuple[bool, list[dict[str, Any]], str]]
 # replan(instruction) -> (ok, message, plan)
 Replan = Callable[[str], tuple[bool, str, Plan]]
 
 
+def _plan_steps(plan: Plan) -> int:
+    # Step numbers are what people read; a plan numbered with gaps still counts up to its last step.
+    return max([len(plan.steps), *(s.index + 1 for s in plan.steps)])
+
+
 def run_monitored(plan: Plan, execute: Execute, replan: Replan, cfg: MonitorConfig | None = None,
-                  say: Callable[[str], None] = log.info) -> MonitorOutcome:
+                  say: Callable[[str], None] = log.info,
+                  on_attempt: Callable[[Attempt], None] | None = None) -> MonitorOutcome:
     """Run `plan`, checking each step's reported postcondition. A failed step is retried (transient
     reasons), replanned from memory (object missing: memory may know another place or object), or the user
-    is asked; the monitor never continues past a failed step."""
+    is asked; the monitor never continues past a failed step. `on_attempt` hears of each execution before
+    it starts (to number progress against the whole plan, not the remaining steps sent)."""
     cfg = cfg or MonitorConfig()
     out = MonitorOutcome(success=False)
     retries = replans = 0
     remaining = plan
+    attempt = Attempt(number=1, kind="plan", plan_steps=_plan_steps(plan))
     while True:
+        if on_attempt is not None:
+            on_attempt(attempt)
+        if attempt.number > 1 and remaining.steps:
+            first, last = remaining.steps[0].index + 1, remaining.steps[-1].index + 1
+            say(f"  monitor: attempt {attempt.number} ({attempt.kind}): steps {first}-{last} of {attempt.plan_steps}")
         ok, steps, message = execute(remaining)
         out.steps += [s for s in steps if s.get("success")]
         if ok:
@@ -71,6 +100,7 @@ def run_monitored(plan: Plan, execute: Execute, replan: Replan, cfg: MonitorConf
             out.events.append({"failed": failed, "message": message, "action": "retry"})
             say(f"  monitor: step failed ({reason}); retrying it ({retries}/{cfg.max_retries})")
             remaining = remaining.model_copy(update={"steps": rest})
+            attempt = Attempt(number=attempt.number + 1, kind="retry", plan_steps=attempt.plan_steps)
             continue
         if reason == "object_missing" and replans < cfg.max_replans:
             replans += 1
@@ -81,6 +111,7 @@ def run_monitored(plan: Plan, execute: Execute, replan: Replan, cfg: MonitorConf
             if new_rest and [s.render() for s in new_rest] != [s.render() for s in rest]:
                 out.events.append({"failed": failed, "message": message, "action": "replan"})
                 remaining = new.model_copy(update={"steps": new_rest})
+                attempt = Attempt(number=attempt.number + 1, kind="replan", plan_steps=_plan_steps(new))
                 continue
             out.events.append({"failed": failed, "message": message, "action": "replan_same"})
         else:

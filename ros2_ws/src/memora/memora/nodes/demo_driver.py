@@ -27,7 +27,8 @@ from std_msgs.msg import String
 
 from memora.common import declare_params, run_node
 from memora.conversions import plan_from_msg, plan_to_msg
-from memora_core.runtime.tasks import MonitorConfig, chosen_objects, run_monitored, task_success
+from memora_core.runtime.supervisor import EXIT_COMPLETED_WITH_FAILURES, OUTCOME_PREFIX
+from memora_core.runtime.tasks import Attempt, MonitorConfig, chosen_objects, run_monitored, task_success
 from memora_core.schemas import Plan
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import EpisodeEvent
@@ -74,6 +75,7 @@ class DemoDriver(Node):
         self.action = ActionClient(self, ExecutePlan, "/memora/execute_plan", callback_group=group)
         self.result: dict[str, Any] | None = None
         self.failure: BaseException | None = None
+        self._attempt: Attempt | None = None  # the monitor's current attempt (numbers the progress lines)
         threading.Thread(target=self._main, daemon=True).start()
         self.create_timer(0.2, self._check)
 
@@ -82,7 +84,12 @@ class DemoDriver(Node):
         if self.failure is not None:
             raise RuntimeError(f"demo driver failed: {self.failure}") from self.failure
         if self.result is not None:
-            raise SystemExit(0 if self.result["all_success"] else 1)
+            # Finished with failed tasks is an outcome, not a crash: the supervisor / launch file tell the two
+            # apart by this exit code (a crash exits 1 through run_node, a signal kills the process).
+            raise SystemExit(0 if self.result["all_success"] else EXIT_COMPLETED_WITH_FAILURES)
+
+    def _on_attempt(self, attempt: Attempt) -> None:
+        self._attempt = attempt
 
     def _on_written(self, msg: EpisodeEvent) -> None:
         with self._cv:
@@ -150,7 +157,10 @@ class DemoDriver(Node):
             f = fb.feedback
             if f.status == ExecutePlan.Feedback.STATUS_STARTED and first["t"] is None:
                 first["t"] = time.monotonic()
-            self.say(f"  step {f.step_index + 1}/{f.total_steps} {f.status}: {f.step_text}")
+            # A retry / replan goal holds only the remaining steps, numbered as in the whole plan: count
+            # against that plan (the monitor's attempt), not the goal's own total_steps.
+            attempt = self._attempt or Attempt(number=1, kind="plan", plan_steps=f.total_steps)
+            self.say(f"  {attempt.step_label(f.step_index)} {f.status}: {f.step_text}")
 
         handle = self._wait(self.action.send_goal_async(ExecutePlan.Goal(plan=plan_to_msg(plan)),
                                                         feedback_callback=on_fb), 30.0)
@@ -166,7 +176,8 @@ class DemoDriver(Node):
     def _monitored(self, plan: Plan, t_instr: float, record: dict[str, Any]) -> bool:
         """The shared execution monitor (memora_core.runtime.tasks) over the ExecutePlan action."""
         out = run_monitored(plan, lambda p: self._execute(p, t_instr, record), self._plan_text,
-                            MonitorConfig(max_retries=self.p.max_retries, max_replans=self.p.max_replans), say=self.say)
+                            MonitorConfig(max_retries=self.p.max_retries, max_replans=self.p.max_replans), say=self.say,
+                            on_attempt=self._on_attempt)
         record["steps"] += out.steps
         record["events"] += out.events
         if out.question:
@@ -219,6 +230,9 @@ class DemoDriver(Node):
             for r in records:
                 self.say(f"{'OK ' if r['success'] else 'FAIL'} {r['instruction']!r}: chose {r['chosen_objects']} "
                          f"(expected {r['expected_objects']}), first motion {r['first_motion_s']} s")
+            failed = sum(not r["success"] for r in records)
+            # The one-line outcome the supervisor reports when the graph ends (memora_core.runtime.supervisor).
+            print(f"{OUTCOME_PREFIX}demo finished: {failed}/{len(records)} tasks failed", flush=True)
             self.result = summary
         except BaseException as exc:
             self.failure = exc
