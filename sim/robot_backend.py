@@ -40,6 +40,10 @@ class SimRobot(Robot):
         self._check = _ClearanceChecker(self.model, self._robot_bodies, self._object_body,
                                         config.motion.clearance_margin)
         self._renderer: mujoco.Renderer | None = None
+        # Servo feed-forward: the dof of every robot actuator's joint.
+        robot_acts = [a for a in range(self.model.nu)
+                      if self.model.jnt_bodyid[self.model.actuator_trnid[a, 0]] in self._robot_bodies]
+        self._ff_dof = np.array([self.model.jnt_dofadr[self.model.actuator_trnid[a, 0]] for a in robot_acts], int)
         self.sim_time_s = 0.0
         # Called after every physics step (execution video, simulator topics); must not step physics itself.
         self.step_observers: list = []
@@ -221,8 +225,15 @@ class SimRobot(Robot):
             self._step()
 
     # --- simulation helpers --------------------------------------------------------------------------
+    def _servo_feedforward(self) -> None:
+        """tau_ff = gravity (and velocity-product) compensation of the robot's joints, as the G1's motor
+        drivers add it to their PD law (LowCmd `tau`), so a servo's error is not spent holding up the arm."""
+        self.data.qfrc_applied[self._ff_dof] = self.data.qfrc_bias[self._ff_dof]
+
     def _step(self) -> None:
         t0 = time.perf_counter()
+        if self.config.physics.servo_feedforward:
+            self._servo_feedforward()
         mujoco.mj_step(self.model, self.data)
         self.sim_time_s += self.model.opt.timestep
         for observer in self.step_observers:

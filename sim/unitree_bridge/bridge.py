@@ -62,6 +62,7 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: b
         with lock:
             latest["q"] = [msg.motor_cmd[i].q for i in range(len(BODY_JOINTS_29))]
             latest["mode"] = [msg.motor_cmd[i].mode for i in range(len(BODY_JOINTS_29))]
+            latest["tau"] = [msg.motor_cmd[i].tau for i in range(len(BODY_JOINTS_29))]
             stats.commands += 1
 
     ChannelFactoryInitialize(domain, interface)
@@ -80,10 +81,12 @@ def run(domain: int, interface: str, seconds: float, seed: int = 0, real_time: b
         with lock:
             q = latest.get("q")
             mode = latest.get("mode")
+            tau = latest.get("tau")
         if q is not None:
             for i, a in enumerate(act):
                 if mode[i]:  # mode 0: motor disabled, hold the current target
                     d.ctrl[a] = q[i]
+                    d.qfrc_applied[vadr[i]] = tau[i]  # the command's feed-forward torque, as the drivers add it
         mujoco.mj_step(m, d)
         if real_time:  # like the robot: physics time keeps pace with wall-clock time, never runs ahead
             ahead = published * m.opt.timestep - (time.monotonic() - t0)

@@ -50,6 +50,7 @@ class UnitreeG1Robot(Robot):
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
+        self._dofadr = {n: int(self.model.joint(n).dofadr[0]) for n in BODY_JOINTS_29}
         self._objects = objects
         self._crc = CRC()
         self._cmd = unitree_hg_msg_dds__LowCmd_()
@@ -104,6 +105,7 @@ class UnitreeG1Robot(Robot):
         ranges = self.limits.ranges
         margin = self.config.limits.position_margin
         g = self.config.gains
+        tau = self._gravity_torques() if self.config.physics.servo_feedforward else {}
         for i, name in enumerate(BODY_JOINTS_29):
             q = target.get(name, self._target.get(name))
             lo, hi = ranges[name]
@@ -113,7 +115,7 @@ class UnitreeG1Robot(Robot):
             m.mode = 1
             m.q = float(q)
             m.dq = 0.0
-            m.tau = 0.0
+            m.tau = float(tau.get(name, 0.0))
             leg = name in LEG_JOINTS
             m.kp = g.kp_leg if leg else g.kp_arm
             m.kd = g.kd_leg if leg else g.kd_arm
@@ -140,6 +142,18 @@ class UnitreeG1Robot(Robot):
             if o.name == name and o.position is not None:
                 return np.array(o.position), np.eye(3)
         return None
+
+    def _gravity_torques(self) -> dict[str, float]:
+        """Per body joint, the torque that holds the measured posture against gravity (the feed-forward
+        `tau` of LowCmd, so the drivers' PD error is not spent holding up the arms and torso)."""
+        if self._q is None:
+            return {}
+        self._fk()
+        self.data.qvel[:] = 0.0
+        mujoco.mj_comPos(self.model, self.data)
+        bias = np.zeros(self.model.nv)
+        mujoco.mj_rne(self.model, self.data, 0, bias)
+        return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
         self.data.qpos[:] = 0.0
