@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections import Counter
+from collections.abc import Callable, Iterable
 from enum import Enum
 
 import numpy as np
@@ -40,19 +42,26 @@ class StepResult(BaseModel):
     detail: str = ""
     placement_error_m: float | None = None
     duration_s: float = 0.0
+    moved_aside: list[str] = []  # neighbours the step set aside to get through
 
 
 class PrimitiveFailure(Exception):
-    def __init__(self, reason: FailureReason, detail: str) -> None:
+    """A primitive that cannot be done, and why. `blockers`: the scene objects found in the way (not the
+    table, not the robot), so the caller may move them aside and try again."""
+
+    def __init__(self, reason: FailureReason, detail: str, blockers: Iterable[str] = ()) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
+        self.blockers = tuple(dict.fromkeys(blockers))
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 TABLE_WORDS = ("table", "the table", "counter", "table top")
 # 'table next to yellow bowl' / 'next to the bowl' / 'beside the bowl': a table spot beside an object
 _BESIDE = re.compile(r"^(?:(?:the )?(?:table|counter) )?(?:next to|beside|near|by) (?:the )?(.+)$")
+# Steps that may move a neighbour aside to get through (a move_to or a hand-over only passes over the table).
+_ROOM_MAKING = {Primitive.PICK, Primitive.PLACE, Primitive.POUR}
 STOPWORDS = {"the", "a", "an", "of", "my", "to", "in", "on", "into", "onto", "with", "from"}
 
 
@@ -95,6 +104,11 @@ class RuleBasedController:
         self._grasping: str | None = None          # the object the current descent goes for
 
     # --- names ---------------------------------------------------------------------------------------
+    def _movable(self, names: Iterable[str]) -> list[str]:
+        """The scene objects among `names` (clearance hits also name the table and the other arm)."""
+        known = {o.name for o in self.objects()}
+        return [n for n in names if n in known and n != self.robot.held_object()]
+
     def objects(self) -> list[SceneObject]:
         return self.robot.scene_objects()
 
@@ -122,16 +136,136 @@ class RuleBasedController:
         base = dict(index=index, primitive=call.primitive.value, object=call.object, target=call.target)
         handlers = {Primitive.PICK: self._pick, Primitive.PLACE: self._place, Primitive.POUR: self._pour,
                     Primitive.GIVE: self._give, Primitive.MOVE_TO: self._move_to}
+        moved: list[str] = []
         try:
-            err = handlers[call.primitive](call)
-            return StepResult(**base, success=True, placement_error_m=err)
+            err = self._making_room(handlers[call.primitive], call, moved)
+            detail = f"moved {', '.join(moved)} aside first" if moved else ""
+            return StepResult(**base, success=True, placement_error_m=err, detail=detail, moved_aside=moved)
         except PrimitiveFailure as f:
             log.info("step %d %s failed: %s (%s)", index, call.primitive.value, f.reason.value, f.detail)
-            return StepResult(**base, success=False, reason=f.reason, detail=f.detail)
+            return StepResult(**base, success=False, reason=f.reason, detail=f.detail, moved_aside=moved)
         except EStopActive as exc:
-            return StepResult(**base, success=False, reason=FailureReason.ESTOP, detail=str(exc))
+            return StepResult(**base, success=False, reason=FailureReason.ESTOP, detail=str(exc), moved_aside=moved)
         except LimitViolation as exc:
-            return StepResult(**base, success=False, reason=FailureReason.NOT_ALLOWED, detail=str(exc))
+            return StepResult(**base, success=False, reason=FailureReason.NOT_ALLOWED, detail=str(exc),
+                              moved_aside=moved)
+
+    # --- making room ---------------------------------------------------------------------------------
+    def _making_room(self, handler: Callable[[PrimitiveCall], float | None], call: PrimitiveCall,
+                     moved: list[str]) -> float | None:
+        """Run a primitive; when neighbours stand in the way of the arm (the clearance check or the arm
+        itself found them), set them aside on a free table spot away from the work, as a person clears a
+        crowded counter, and try again: at most `motion.clear_moves` objects per step. Only objects the step
+        is not about are moved, one at a time, and only when picking them up and putting them down
+        succeeds; otherwise the original failure stands."""
+        while True:
+            try:
+                return handler(call)
+            except PrimitiveFailure as f:
+                if call.primitive not in _ROOM_MAKING or len(moved) >= self.cfg.motion.clear_moves:
+                    raise
+                involved = self._involved(call)
+                candidates = [b for b in f.blockers if b not in involved and b not in moved]
+                blocker = next((b for b in candidates if self._clear_away(b, call)), None)
+                if blocker is None:
+                    raise
+                moved.append(blocker)
+                log.info("moved %s aside (it blocked: %s); trying %s again", blocker, f.detail, call.primitive.value)
+
+    def _involved(self, call: PrimitiveCall) -> set[str]:
+        """The objects a step is about (never moved aside for it): its object, its target and what already
+        lies in the target."""
+        names = set()
+        for query in (call.object, call.target):
+            obj = self.resolve(query) if query else None
+            if obj is not None:
+                names.add(obj.name)
+                if obj.container and self.robot.object_pose(obj.name) is not None:
+                    names |= {o.name for o in self.objects() if o.name != obj.name and self.robot.object_pose(o.name)
+                              is not None and self._over(obj.name, o.name)}
+        held = self.robot.held_object()
+        return names | ({held} if held else set())
+
+    def _work_xy(self, call: PrimitiveCall) -> np.ndarray:
+        """Where a step works on the table: its target's position, else its object's."""
+        for query in (call.target, call.object):
+            region = self.regions.get((query or "").lower())
+            if region is not None:
+                return region[:2].copy()
+            obj = self.resolve(query) if query else None
+            if obj is not None and self.robot.object_pose(obj.name) is not None:
+                return self.robot.object_pose(obj.name)[0][:2].copy()
+        return self.robot.hand_position()[:2].copy()
+
+    def _clear_away(self, blocker: str, call: PrimitiveCall) -> bool:
+        """Set `blocker` aside; a held object (a place that was blocked) is first put down on a free spot
+        too, and is picked again by the retried step. False when any of it failed."""
+        work = [self._work_xy(call)]
+        try:
+            held = self.robot.held_object()
+            if call.primitive is Primitive.PICK and held is not None and self._involved(call) & {held}:
+                # A pick that got hold of its object but could not lift it: let go where it stands first.
+                if not self._back_off(self._require(held)):
+                    return False
+                held = None
+            if held is not None and held != blocker:
+                self._set_aside(self._require(held), work)
+            # The step's own objects are picked again by the retried step: keep the blocker away from them too.
+            work += [self.robot.object_pose(n)[0][:2] for n in self._involved(call) - {blocker}
+                     if self.robot.object_pose(n) is not None]
+            self._pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
+            self._set_aside(self._require(blocker), work)
+            return True
+        except (PrimitiveFailure, LimitViolation) as f:
+            log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
+            if self.robot.held_object() == blocker:
+                self._back_off(self._require(blocker))
+            return False
+
+    def _aside_spots(self, obj: SceneObject, work: list[np.ndarray]) -> list[np.ndarray]:
+        """Free table spots in `motion.aside_zone` at least `aside_distance` from every work point and not
+        in front of one (between the robot and the work), roomiest first."""
+        m = self.cfg.motion
+        lo, hi = np.array(m.aside_zone[0]), np.array(m.aside_zone[1])
+        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
+                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
+        keep_clear = [np.asarray(v[:2]) for k, v in self.regions.items() if k == "person"]
+        scored = []
+        for x in np.arange(lo[0], hi[0] + 1e-9, m.table_spot_step):
+            for y in np.arange(lo[1], hi[1] + 1e-9, m.table_spot_step):
+                c = np.array([x, y])
+                if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
+                    continue
+                if x < work[0][0] and abs(y - work[0][1]) < m.aside_distance:  # in front of the main work point
+                    continue
+                if any(np.linalg.norm(c - k) < obj.radius + m.aside_gap for k in keep_clear):
+                    continue
+                gap = min((float(np.linalg.norm(c - p)) - r - obj.radius for p, r in others), default=1.0)
+                if gap >= m.aside_gap:
+                    # Roomy spots first; among those, the ones nearest the middle of the zone (easy to reach).
+                    scored.append((round(min(gap, 2 * m.aside_gap), 2), float(np.linalg.norm(c - (lo + hi) / 2)), c))
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        return [c for _, _, c in scored[: m.table_spot_tries]]
+
+    def _set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
+        """Put the held `obj` down on the first aside spot the arm can reach and lower it onto."""
+        spots = self._aside_spots(obj, work)
+        if not spots:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside")
+        failure: PrimitiveFailure | None = None
+        for spot in spots:
+            try:
+                self._put_down_at(obj, spot)
+            except PrimitiveFailure as f:
+                failure = failure or f
+                if self.robot.held_object() != obj.name:
+                    raise
+                continue
+            pose = self.robot.object_pose(obj.name)
+            if pose is None or pose[1][2, 2] < 0.7:
+                raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when set aside")
+            return
+        raise failure
 
     # --- motion building blocks --------------------------------------------------------------------
     def _rotation(self) -> np.ndarray:
@@ -161,9 +295,11 @@ class RuleBasedController:
 
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
                    start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None,
-                   touch_at_end: set[str] = frozenset()) -> list[dict[str, float]]:
+                   touch_at_end: set[str] = frozenset(), bisect: bool = True) -> list[dict[str, float]]:
         """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
-        (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped).
+        (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped; `bisect`:
+        add waypoints where neighbouring postures differ much — off only for the rough move out of the tuck,
+        whose far-apart postures lie behind the table's edge).
         Raises PrimitiveFailure (unreachable / collision) before anything moves."""
         point = np.asarray(point, float)
         try:
@@ -178,26 +314,45 @@ class RuleBasedController:
             # Holding: keep the hand as it was at the grasp, so the object hanging below the palm does not
             # swing into a neighbour while the arm re-poses.
             rot, cost = self._held_rot, max(cost, self.cfg.motion.held_orientation_cost)
+        prev = hand
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
-            q, err = self.robot.solve_ik(p, seed=seed, rotation=rot, orientation_cost=cost)
-            # Intermediate points may cut a corner a little; the end point must be reached.
-            if err > self.cfg.ik.tolerance * (1 if i == n else 2):
-                raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(p, 3).tolist()}: IK residual "
-                                       f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
-            hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n else set()))
-            if hits:
-                raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(p, 3).tolist()} "
-                                       f"blocked by {', '.join(hits)}")
-            path.append(q)
-            seed = q
+            depth = 0 if bisect else self.cfg.motion.max_bisections
+            for q, sub in self._solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth):
+                hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()))
+                if hits:
+                    raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(sub, 3).tolist()} "
+                                           f"blocked by {', '.join(hits)}", self._movable(hits))
+                path.append(q)
+                seed = q
+            prev = p
         return path
 
+    def _solve_segment(self, start: np.ndarray, end: np.ndarray, seed: dict[str, float] | None,
+                       rot: np.ndarray, cost: float, what: str, final: bool,
+                       depth: int = 0) -> list[tuple[dict[str, float], np.ndarray]]:
+        """IK postures along the palm segment start→end, ending at `end`. The arm moves between waypoints by
+        joint interpolation, which leaves the palm line when two postures differ much (the hand swings, and
+        whatever it holds sweeps the table): such a segment is halved until neighbouring postures are within
+        `motion.max_joint_jump` of each other (or `motion.max_bisections` is used up)."""
+        q, err = self.robot.solve_ik(end, seed=seed, rotation=rot, orientation_cost=cost)
+        # Intermediate points may cut a corner a little; the end point must be reached.
+        if err > self.cfg.ik.tolerance * (1 if final else 2):
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(end, 3).tolist()}: IK residual "
+                                   f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
+        base = seed if seed is not None else self.robot.joint_positions()
+        jump = max((abs(v - base[k]) for k, v in q.items() if k in base), default=0.0)
+        if jump <= self.cfg.motion.max_joint_jump or depth >= self.cfg.motion.max_bisections:
+            return [(q, end)]
+        mid = (start + end) / 2
+        first = self._solve_segment(start, mid, seed, rot, cost, what, False, depth + 1)
+        return first + self._solve_segment(mid, end, first[-1][0], rot, cost, what, final, depth + 1)
+
     def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint",
-            exact: bool = True) -> None:
+            exact: bool = True, bisect: bool = True) -> None:
         point = np.asarray(point, float)
         ignore = set(ignore or set())
-        self._follow(self._plan_line(point, ignore, what), point, ignore, what, exact)
+        self._follow(self._plan_line(point, ignore, what, bisect=bisect), point, ignore, what, exact)
 
     def _follow(self, path: list[dict[str, float]], point: np.ndarray, ignore: set[str], what: str,
                 exact: bool = True) -> None:
@@ -211,7 +366,8 @@ class RuleBasedController:
             raise EStopActive("e-stop engaged during motion")
         hits = set(report.collisions) - ignore
         if hits:
-            raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: arm hit {', '.join(sorted(hits))}")
+            raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: arm hit {', '.join(sorted(hits))}",
+                                   self._movable(sorted(hits)))
         gap = float(np.linalg.norm(self.robot.hand_position() - point))
         if not exact:
             if gap > 3 * self.cfg.ik.tolerance:
@@ -236,13 +392,13 @@ class RuleBasedController:
             if free:
                 self._pose = pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
             try:
-                self._go(ready, ignore, "ready", exact=False)
+                self._go(ready, ignore, "ready", exact=False, bisect=False)
             except PrimitiveFailure as first:
                 # The straight line out of the tuck may need a posture that sweeps the torso or the other arm
                 # into the table: straight up beside the hip first, then forward.
                 try:
-                    self._go(np.array([hand[0], hand[1], z]), ignore, "ready", exact=False)
-                    self._go(ready, ignore, "ready", exact=False)
+                    self._go(np.array([hand[0], hand[1], z]), ignore, "ready", exact=False, bisect=False)
+                    self._go(ready, ignore, "ready", exact=False, bisect=False)
                 except PrimitiveFailure:
                     raise first from None
             finally:
@@ -292,7 +448,10 @@ class RuleBasedController:
     def _joint_line(self, goal: dict[str, float], ignore: set[str], what: str) -> list[dict[str, float]]:
         """Joint-space waypoints from the commanded posture to `goal` (same palm point, another arm posture),
         each checked for clearance."""
-        now = self.robot.joint_positions()
+        return self._joint_line_from(self.robot.joint_positions(), goal, ignore, what)
+
+    def _joint_line_from(self, now: dict[str, float], goal: dict[str, float], ignore: set[str],
+                         what: str) -> list[dict[str, float]]:
         span = max(abs(v - now[k]) for k, v in goal.items())
         n = max(1, int(np.ceil(span / self.cfg.motion.joint_step)))
         path = []
@@ -300,7 +459,8 @@ class RuleBasedController:
             q = {k: now[k] + (v - now[k]) * i / n for k, v in goal.items()}
             hits = self.robot.clearance(q, ignore)
             if hits:
-                raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: posture change blocked by {', '.join(hits)}")
+                raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: posture change blocked by {', '.join(hits)}",
+                                       self._movable(hits))
             path.append(q)
         return path
 
@@ -328,9 +488,32 @@ class RuleBasedController:
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home
                      and "hand" not in j})
-        # no faster than the velocity limit allows (a wrist far from home needs longer than the default)
-        slowest = self.robot.limits.min_duration(self.robot.joint_positions(), home) * 1.1
-        self.robot.command(home, max(self.cfg.motion.min_segment_s * 2, slowest))
+        self._tuck(home)
+
+    def _tuck(self, home: dict[str, float]) -> None:
+        """Joint-space move to the tuck, checked for clearance: straight there if that sweeps past nothing,
+        else in two stages (the forearm folds first, or the shoulder swings first), else the arm stays where
+        it is (raised behind the table's edge) rather than sweep through an object."""
+        now = self.robot.joint_positions()
+        distal = {k: v for k, v in home.items() if "elbow" in k or "wrist" in k}
+        proximal = {k: v for k, v in home.items() if k not in distal}
+        blocked = []
+        for stages in ([home], [distal, home], [proximal, home]):
+            try:
+                paths, q = [], dict(now)
+                for goal in stages:
+                    paths.append(self._joint_line_from(q, goal, {"table"} & self._touching_now(), "stow"))
+                    q = {**q, **goal}
+            except PrimitiveFailure as f:
+                blocked.append(f.detail)
+                continue
+            for path in paths:
+                # no faster than the velocity limit allows (a wrist far from home needs longer than the default)
+                slowest = self.robot.limits.min_duration(self.robot.joint_positions(), path[-1]) * 1.1
+                self.robot.command_path(path, max(self.cfg.motion.min_segment_s * 2, slowest))
+            return
+        log.info("the %s arm stays raised: every way to its tuck sweeps past an object (%s)", self.robot.arm,
+                 "; ".join(blocked))
 
     def _select_arm(self, arm: str) -> None:
         if arm != self.robot.arm:
@@ -450,7 +633,9 @@ class RuleBasedController:
         if not failures:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no hand pose fits {obj.name}")
         worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
-        raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}")
+        # The neighbours that block the most candidate grasps first: moving those frees the most of them.
+        blockers = [n for n, _ in Counter(b for f in failures for b in f.blockers).most_common()]
+        raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}", blockers)
 
     def _descend(self, grasp_pt: np.ndarray, checked: list[dict[str, float]], ignore: set[str]) -> None:
         """Pre-grasp and approach, planned again from the arm's actual posture after the transit; when that
@@ -486,9 +671,14 @@ class RuleBasedController:
         """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
         and whatever the hand or object touched at the grasp are left behind by a vertical move."""
         hand = self.robot.hand_position()
-        contacts = {"table"} | self._touching_now()
+        # A container's rim can hook over the fingers and come up with them: only solid neighbours are left
+        # behind by a vertical lift.
+        containers = {o.name for o in self.objects() if o.container and o.name != obj.name}
+        contacts = {"table"} | (self._touching_now() - containers)
         self._lift_clear = (obj.name, hand[:2].copy(), contacts)
         self._held_rot = self.robot.hand_rotation()
+        self._lift_test(obj, hand, contacts)
+        hand = self.robot.hand_position()
         heights = [z for z in self._cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
         heights.append(hand[2] + self.cfg.motion.lift_height)
         failure = None
@@ -502,6 +692,25 @@ class RuleBasedController:
             self._follow(path, point, contacts, "lift")
             return
         raise failure
+
+    def _lift_test(self, obj: SceneObject, hand: np.ndarray, contacts: set[str]) -> None:
+        """Raise the object a little first and look: a neighbour caught on the fingers or wedged against the
+        object rises with it. Then set the object back down, let go and report the neighbour as the blocker
+        (a full lift would carry it off and drop it anywhere)."""
+        def heights() -> dict[str, float]:
+            return {o.name: float(self.robot.object_pose(o.name)[0][2]) for o in self.objects()
+                    if o.name != obj.name and self.robot.object_pose(o.name) is not None}
+        before = heights()
+        point = hand + np.array([0.0, 0.0, self.cfg.motion.lift_test_height])
+        self._follow(self._plan_line(point, contacts, "lift"), point, contacts, "lift", exact=False)
+        risen = [n for n, z in heights().items() if z - before.get(n, z) > self.cfg.motion.lift_test_height / 3]
+        if not risen:
+            return
+        self._follow(self._plan_line(hand, contacts | set(risen), "lift"), hand, contacts | set(risen), "lift",
+                     exact=False)
+        self.robot.release()
+        self.robot.settle(self.cfg.motion.settle_s)
+        raise PrimitiveFailure(FailureReason.COLLISION, f"lift: {', '.join(risen)} came up with {obj.name}", risen)
 
     @staticmethod
     def _grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> tuple:
@@ -522,6 +731,8 @@ class RuleBasedController:
                 # "no ... pose" : grasp selection itself found nothing left to try
                 if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
                         or f.detail.startswith("no ")):
+                    if self.robot.held_object() == obj.name:  # giving up: do not keep what could not be lifted
+                        self._back_off(obj)
                     raise
                 if not self._back_off(obj):
                     raise
@@ -571,7 +782,9 @@ class RuleBasedController:
             self._close_in(obj, grasp_pt, ignore)
         if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):  # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}")
+            # Whatever the hand rests on instead is what kept it from the object.
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
+                                   self._movable(self._touching_now() - {obj.name}))
         self._lift(obj)                                                              # lift
         self._check_held(obj.name)
         start = self._origin[obj.name]

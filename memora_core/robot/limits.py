@@ -2,6 +2,8 @@
 workspace box for hand targets, and an e-stop that stops motion at once and refuses new commands."""
 from __future__ import annotations
 
+import math
+
 import threading
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,6 +52,11 @@ class EStop:
         return self._event.is_set()
 
 
+# Motions start and stop smoothly (cosine time scaling, in every backend), so a joint's top speed is pi/2
+# times its mean speed over the move: the velocity limit is checked against that peak.
+PEAK_TO_MEAN_SPEED = math.pi / 2
+
+
 class JointLimits:
     def __init__(self, ranges: dict[str, tuple[float, float]], config: LimitsConfig) -> None:
         self.ranges = ranges
@@ -68,9 +75,9 @@ class JointLimits:
             lo, hi = self.ranges[name]
             if not (lo + margin <= value <= hi - margin):
                 raise LimitViolation(f"{name}: target {value:.3f} outside [{lo + margin:.3f}, {hi - margin:.3f}]")
-            speed = abs(value - current.get(name, value)) / duration_s
+            speed = abs(value - current.get(name, value)) / duration_s * PEAK_TO_MEAN_SPEED
             if speed > self.config.max_velocity + 1e-9:
-                raise LimitViolation(f"{name}: {speed:.2f} rad/s exceeds {self.config.max_velocity:.2f} rad/s")
+                raise LimitViolation(f"{name}: {speed:.2f} rad/s (peak) exceeds {self.config.max_velocity:.2f} rad/s")
 
     def check_workspace(self, point) -> None:
         if not self.config.workspace.contains(point):
@@ -80,4 +87,4 @@ class JointLimits:
     def min_duration(self, current: dict[str, float], target: dict[str, float]) -> float:
         """The shortest duration that respects the velocity limit (used to time trajectories)."""
         worst = max((abs(v - current.get(k, v)) for k, v in target.items()), default=0.0)
-        return worst / self.config.max_velocity
+        return worst / self.config.max_velocity * PEAK_TO_MEAN_SPEED

@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memora_core.config import CONFIG_DIR, load_yaml
-from memora_core.robot.limits import EStop, EStopActive, JointLimits, LimitsConfig
+from memora_core.robot.limits import PEAK_TO_MEAN_SPEED, EStop, EStopActive, JointLimits, LimitsConfig
 
 Vec3 = tuple[float, float, float]
 
@@ -66,6 +66,10 @@ class MotionConfig(_Cfg):
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
     path_step: float = Field(default=0.05, gt=0)
     joint_step: float = Field(default=0.1, gt=0)         # rad between checked waypoints of a joint-space move
+    # Cartesian moves: neighbouring IK postures may differ by at most this (rad, any joint), else the palm
+    # segment between them is halved (at most max_bisections times) so joint interpolation stays on the line.
+    max_joint_jump: float = Field(default=0.08, gt=0)
+    max_bisections: int = Field(default=3, ge=0)
     held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
     clearance_margin: float = Field(default=0.01, ge=0)
     carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
@@ -96,6 +100,15 @@ class MotionConfig(_Cfg):
     # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
     pour_heights: list[float] = Field(default_factory=lambda: [0.06, 0.03, 0.09])
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
+    # Making room: a step blocked by neighbours it is not about sets up to `clear_moves` of them aside, on
+    # free spots of `aside_zone` (x/y box, world) with `aside_gap` free around them, at least `aside_distance`
+    # from the work and not in front of it.
+    clear_moves: int = Field(default=2, ge=0)
+    # The first this-many metres of a lift are a test: a neighbour rising with the object is caught on it.
+    lift_test_height: float = Field(default=0.03, gt=0)
+    aside_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.28, -0.36), (0.55, 0.30))
+    aside_gap: float = Field(default=0.04, ge=0)
+    aside_distance: float = Field(default=0.15, ge=0)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
     grasp_end_margin: float = Field(default=0.025, ge=0)
@@ -122,6 +135,9 @@ class GainsConfig(_Cfg):
 
 class PhysicsConfig(_Cfg):
     real_time: bool = False
+    # Joint servos as the G1's motor drivers run them: kp (q_des - q) - kd dq + tau_ff, with gravity
+    # compensation as tau_ff. Off: a plain position servo that sags under the arm's and torso's weight.
+    servo_feedforward: bool = True
 
 
 class RobotConfig(_Cfg):
@@ -276,7 +292,7 @@ class Robot(ABC):
             prev = {**prev, **t}
         total = sum(lengths)
         # The shortest duration that keeps every segment under the velocity limit.
-        needed = total / self.config.limits.max_velocity * 1.05
+        needed = total / self.config.limits.max_velocity * PEAK_TO_MEAN_SPEED * 1.05
         duration = max(duration_s, needed, 1e-3)
         prev = current
         times = []
