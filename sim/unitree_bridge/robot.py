@@ -4,8 +4,11 @@ to the G1 (domain 0, the robot's interface); in simulation to `python -m sim.uni
 (domain 1, `lo`).
 
 What the controller side computes locally: forward kinematics and mink IK on the G1 model (fixed pelvis),
-fed with the measured joint positions. Joint position/velocity limits and the e-stop are enforced by
-`Robot.command()` before anything is published, and checked again per published frame here.
+fed with the measured joint positions, and a kinematic clearance check of arm postures against the static
+furniture of the configured scene (the table: its pose is part of the kitchen's description, as the
+controller's table height is). Without it the controller would plan blind and may hook the fingers under
+the table's front edge on the way out of the tuck. Joint position/velocity limits and the e-stop are
+enforced by `Robot.command()` before anything is published, and checked again per published frame here.
 
 Not provided by this backend (honestly absent, not faked): object perception (so `scene_objects()` is empty
 unless an object source is given, and pick/place report `object_missing`), and the Dex3 hand (`grasp()`
@@ -22,8 +25,11 @@ import numpy as np
 
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
-from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE, load_g1_model
+from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
 from sim.ik import ArmIK
+from sim.robot_backend import _ClearanceChecker
+from sim.scene import Layout, load_scene_config
+from sim.scene.builder import build_scene
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +51,14 @@ class UnitreeG1Robot(Robot):
         self.domain = dds.domain if domain is None else domain
         self.interface = dds.interface if interface is None else interface
         self.period = 1.0 / dds.command_hz
-        self.model = load_g1_model()   # kinematics only: FK and IK, never stepped
+        # Kinematics only (FK, IK, gravity torques, clearance), never stepped: the G1 in the configured scene
+        # without its objects (their geometry is not known here), so the table is in the model.
+        scene = load_scene_config(config.scene_path())
+        self.model = build_scene(scene, Layout(seed=0, poses={}), with_robot=True).model
         self.data = mujoco.MjData(self.model)
+        pelvis = self.model.body("pelvis").id
+        robot_bodies = {b for b in range(self.model.nbody) if self._below(b, pelvis)}
+        self._check = _ClearanceChecker(self.model, robot_bodies, {}, config.motion.clearance_margin)
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
@@ -154,6 +166,20 @@ class UnitreeG1Robot(Robot):
         bias = np.zeros(self.model.nv)
         mujoco.mj_rne(self.model, self.data, 0, bias)
         return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
+
+    def _below(self, body: int, root: int) -> bool:
+        """Whether `body` is `root` or hangs from it (a robot link, not furniture)."""
+        while body > 0:
+            if body == root:
+                return True
+            body = int(self.model.body_parentid[body])
+        return False
+
+    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
+        """"table" when the posture (the measured joints overridden by `target`) presses the robot into the
+        table, unless ignored. Objects are not checked: this backend has no geometry for them."""
+        self._fk(target)
+        return self._check.touching(self.data.qpos.copy(), ignore, None)
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
         self.data.qpos[:] = 0.0

@@ -58,8 +58,8 @@ def test_lowcmd_lowstate_round_trip_between_processes():
 
 def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
     """The controller-side `unitree_g1` Robot publishes LowCmd to the sim bridge process and reads LowState
-    back: a joint command arrives, the rule-based controller moves the palm, bad commands and the e-stop
-    are refused before anything is sent."""
+    back: a joint command arrives, the rule-based controller moves the palm (out of the tuck without
+    hooking the table's edge), bad commands and the e-stop are refused before anything is sent."""
     import numpy as np
 
     from memora_core.robot import make_robot
@@ -87,6 +87,13 @@ def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
         with pytest.raises(LimitViolation):
             robot.command({"right_elbow_joint": -0.5}, 0.1)                 # far too fast
         assert robot.published == sent  # nothing was published for the refused commands
+
+        # The local kinematic model knows the scene's table: a posture with the palm at the table top is
+        # refused, a raised one and an ignored table are not (the controller plans around what this says).
+        into_table = {"right_shoulder_pitch_joint": -0.2, "right_elbow_joint": 0.3, "right_wrist_pitch_joint": 1.0}
+        assert robot.clearance(into_table, set()) == ["table"]
+        assert robot.clearance(into_table, {"table"}) == []
+        assert robot.clearance({"right_shoulder_pitch_joint": -0.8, "right_elbow_joint": 0.0}, set()) == []
 
         ctl = RuleBasedController(robot, 0.74, {"table center": (0.40, -0.15, 0.98)})
         res = ctl.execute(PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center"))
