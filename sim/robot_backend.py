@@ -192,12 +192,15 @@ class SimRobot(Robot):
         mujoco.mju_mulQuat(relquat, inv, oquat)
         return relpos, relquat
 
-    def grasp(self, name: str) -> bool:
+    def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
         pose = self.object_pose(name)
         if pose is None or self._held is not None:
             return False
         top = pose[0] + pose[1] @ np.array([0, 0, self.scene.object(name).half_height])
-        if np.linalg.norm(self.hand_position() - top) > self.config.grasp.radius + self.config.grasp.clearance:
+        reach = self.config.grasp.radius + self.config.grasp.clearance
+        if finger_reach > 0 and self._fingers_touch(name):
+            reach += finger_reach  # the fingertips, not the palm, are on the object: they close on it
+        if np.linalg.norm(self.hand_position() - top) > reach:
             return False
         eq = self.model.equality(weld_name(self.arm, self.scene.object(name))).id
         hand = self.model.body(HAND_BODY[self.arm]).id
@@ -210,6 +213,18 @@ class SimRobot(Robot):
         self.data.eq_active[eq] = 1
         self._held, self._held_arm = name, self.arm
         return True
+
+    def _fingers_touch(self, name: str) -> bool:
+        """Whether a link of the current arm's hand is in contact with object `name`."""
+        m, d = self.model, self.data
+        hand = m.body(HAND_BODY[self.arm]).id
+        obj = self._object_body[name]
+        for i in range(d.ncon):
+            b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
+            other = b2 if b1 == obj else b1 if b2 == obj else None
+            if other is not None and other != obj and self._is_descendant(int(other), hand):
+                return True
+        return False
 
     def release(self) -> str | None:
         name, arm, self._held, self._held_arm = self._held, self._held_arm, None, None

@@ -223,10 +223,10 @@ class RuleBasedController:
             return False
 
     def _aside_spots(self, obj: SceneObject, work: list[np.ndarray]) -> list[np.ndarray]:
-        """Free table spots in `motion.aside_zone` at least `aside_distance` from every work point and not
+        """Free table spots in `motion.table_zone` at least `aside_distance` from every work point and not
         in front of one (between the robot and the work), roomiest first."""
         m = self.cfg.motion
-        lo, hi = np.array(m.aside_zone[0]), np.array(m.aside_zone[1])
+        lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
         others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
                   if o.name != obj.name and self.robot.object_pose(o.name) is not None]
         keep_clear = [np.asarray(v[:2]) for k, v in self.regions.items() if k == "person"]
@@ -482,8 +482,9 @@ class RuleBasedController:
                         self._go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow", exact=False)
                         break
                     except PrimitiveFailure as f:
-                        if f.reason is not FailureReason.UNREACHABLE:
-                            raise
+                        if "arm hit" in f.detail:
+                            raise  # it moved and hit something: not a matter of another level
+                        # unreachable or blocked at planning time: the next level; the tuck below is checked anyway
         home = {k: v for k, v in self.cfg.home.items() if k.startswith(arm)}
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
         home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home
@@ -667,6 +668,11 @@ class RuleBasedController:
             if self.robot.grasp(obj.name):
                 return
 
+    def _finger_reach(self) -> float:
+        """How far the current hand's fingertips reach below its palm beyond a level hand's: a pitched hand
+        stopped by its fingertips on the object's top still closes on it."""
+        return max(0.0, self._pose.min_palm_height - self.cfg.motion.grasp_poses[0].min_palm_height)
+
     def _lift(self, obj: SceneObject) -> None:
         """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
         and whatever the hand or object touched at the grasp are left behind by a vertical move."""
@@ -780,7 +786,7 @@ class RuleBasedController:
                 raise
         if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
             self._close_in(obj, grasp_pt, ignore)
-        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):  # grasp
+        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name, self._finger_reach()):  # grasp
             gap = np.linalg.norm(self.robot.hand_position() - top)
             # Whatever the hand rests on instead is what kept it from the object.
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
@@ -810,17 +816,27 @@ class RuleBasedController:
         if t in TABLE_WORDS or beside:
             if obj is None:
                 raise PrimitiveFailure(FailureReason.OBJECT_MISSING, "say which region of the table")
+            ring, keep = 0.0, {obj.name}
             if beside:
                 ref = self._find(beside.group(1), "reference")
                 near = np.asarray(self.robot.object_pose(ref.name)[0][:2], float)
-                spots = self._table_spots(obj, near, min_dist=ref.radius + obj.radius + self.cfg.motion.beside_gap)
+                ring = ref.radius + obj.radius + self.cfg.motion.beside_gap
+                keep |= {ref.name} | ({o.name for o in self.objects() if o.name != ref.name
+                                      and self.robot.object_pose(o.name) is not None and self._over(ref.name, o.name)}
+                                     if ref.container else set())
+                spots = self._table_spots(obj, near, min_dist=ring)
             else:  # anywhere on the table: where it came from if that is free, else the nearest free spot
                 origin = self._origin.get(obj.name)
                 near = origin[:2] if origin is not None else self.robot.hand_position()[:2]
                 spots = self._table_spots(obj, near)
             if not spots:
+                # The neighbours standing where the object would go (on the ring beside the reference, or at the
+                # wanted point), closest first: setting one aside makes room. Never the reference or its contents.
+                crowd = sorted((o for o in self.objects() if o.name not in keep and self.robot.object_pose(o.name)
+                                is not None),
+                               key=lambda o: abs(float(np.linalg.norm(self.robot.object_pose(o.name)[0][:2] - near)) - ring))
                 raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot for {obj.name} near "
-                                       f"{np.round(near, 2).tolist()}")
+                                       f"{np.round(near, 2).tolist()}", [o.name for o in crowd[:3]])
             self._spots = spots
             return np.array([spots[0][0], spots[0][1], self.table_z]), self.cfg.motion.place_tolerance, None, 0.0
         rec = self._find(target, "target")
@@ -841,8 +857,11 @@ class RuleBasedController:
         cands = [near + np.array([dx, dy]) for dx in r for dy in r]
         if min_dist > 0:  # beside: also the ring itself, so the closest spot is really next to it
             cands += [near + min_dist * np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
-        lo, hi = np.array(self.robot.limits.config.workspace.min[:2]), np.array(self.robot.limits.config.workspace.max[:2])
-        free = [c for c in cands if np.linalg.norm(c - near) >= min_dist - 1e-9 and np.all(c >= lo) and np.all(c <= hi)
+        # On the table and within comfortable reach (the workspace box reaches past the table's edge).
+        lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
+        # 'next to' means adjacent: at most `beside_reach` further out than touching distance.
+        far = min_dist + m.beside_reach if min_dist > 0 else np.inf
+        free = [c for c in cands if min_dist - 1e-9 <= np.linalg.norm(c - near) <= far and np.all(c >= lo) and np.all(c <= hi)
                 and all(np.linalg.norm(c - p) >= rad + obj.radius + m.beside_gap for p, rad in others)]
         free.sort(key=lambda c: (round(float(np.linalg.norm(c - near)), 4), float(c[0]), float(c[1])))
         return free[: m.table_spot_tries]

@@ -100,13 +100,16 @@ class MotionConfig(_Cfg):
     # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
     pour_heights: list[float] = Field(default_factory=lambda: [0.06, 0.03, 0.09])
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
+    beside_reach: float = Field(default=0.08, ge=0)       # 'next to Y': at most this much further from Y than the gap
+    # Where on the table the arm puts things down (x/y box, world: on the table and within comfortable reach):
+    # 'on the table' / 'next to Y' spots and set-aside spots are taken from it.
     # Making room: a step blocked by neighbours it is not about sets up to `clear_moves` of them aside, on
-    # free spots of `aside_zone` (x/y box, world) with `aside_gap` free around them, at least `aside_distance`
-    # from the work and not in front of it.
+    # free spots of `table_zone` with `aside_gap` free around them, at least `aside_distance` from the work
+    # and not in front of it.
     clear_moves: int = Field(default=2, ge=0)
     # The first this-many metres of a lift are a test: a neighbour rising with the object is caught on it.
     lift_test_height: float = Field(default=0.03, gt=0)
-    aside_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.28, -0.36), (0.55, 0.30))
+    table_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.28, -0.36), (0.55, 0.30))
     aside_gap: float = Field(default=0.04, ge=0)
     aside_distance: float = Field(default=0.15, ge=0)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
@@ -248,8 +251,10 @@ class Robot(ABC):
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport: ...
 
     @abstractmethod
-    def grasp(self, name: str) -> bool:
-        """Close the hand on `name` if the palm is within the grasp radius; True when now held."""
+    def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
+        """Close the hand on `name` if the palm is within the grasp radius (plus `finger_reach` when the
+        fingers already rest on the object: a pitched hand's fingertips reach that far past the palm);
+        True when now held."""
 
     @abstractmethod
     def release(self) -> str | None: ...

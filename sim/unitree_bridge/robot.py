@@ -231,7 +231,7 @@ class UnitreeG1Robot(Robot):
         self._target.update(held)
         self._publish(held)
 
-    def grasp(self, name: str) -> bool:
+    def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
         return False  # Dex3 hand control (rt/dex3/*/cmd) is not part of this backend yet
 
     def release(self) -> str | None:
