@@ -102,6 +102,7 @@ class RuleBasedController:
         self._lift_clear: tuple[str, np.ndarray, set[str]] | None = None
         self._held_rot: np.ndarray | None = None  # palm orientation at the grasp of the held object
         self._grasping: str | None = None          # the object the current descent goes for
+        self._held_cost: float | None = None       # a carry's relaxed weight on the held hand orientation
 
     # --- names ---------------------------------------------------------------------------------------
     def _movable(self, names: Iterable[str]) -> list[str]:
@@ -313,7 +314,8 @@ class RuleBasedController:
         if self._held_rot is not None and self.robot.held_object() is not None:
             # Holding: keep the hand as it was at the grasp, so the object hanging below the palm does not
             # swing into a neighbour while the arm re-poses.
-            rot, cost = self._held_rot, max(cost, self.cfg.motion.held_orientation_cost)
+            held_cost = self.cfg.motion.held_orientation_cost if self._held_cost is None else self._held_cost
+            rot, cost = self._held_rot, max(cost if self._held_cost is None else 0.0, held_cost)
         prev = hand
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
@@ -337,12 +339,15 @@ class RuleBasedController:
         `motion.max_joint_jump` of each other (or `motion.max_bisections` is used up)."""
         q, err = self.robot.solve_ik(end, seed=seed, rotation=rot, orientation_cost=cost)
         # Intermediate points may cut a corner a little; the end point must be reached.
-        if err > self.cfg.ik.tolerance * (1 if final else 2):
+        missed = err > self.cfg.ik.tolerance * (1 if final else 2)
+        if missed and depth >= self.cfg.motion.max_bisections:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(end, 3).tolist()}: IK residual "
                                    f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
         base = seed if seed is not None else self.robot.joint_positions()
         jump = max((abs(v - base[k]) for k, v in q.items() if k in base), default=0.0)
-        if jump <= self.cfg.motion.max_joint_jump or depth >= self.cfg.motion.max_bisections:
+        # A far posture change, or an IK that did not converge from a far seed: halve the segment (nearer
+        # targets, seeded one from the other, converge where one long step does not).
+        if not missed and (jump <= self.cfg.motion.max_joint_jump or depth >= self.cfg.motion.max_bisections):
             return [(q, end)]
         mid = (start + end) / 2
         first = self._solve_segment(start, mid, seed, rot, cost, what, False, depth + 1)
@@ -410,19 +415,30 @@ class RuleBasedController:
         failure = None
         # A tall neighbour (the bottle) in the forearm's way at cruise height: also try passing higher.
         levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
-        for level in levels:
-            try:
-                if abs(self.robot.hand_position()[2] - level) > 0.01:
-                    h = self.robot.hand_position()
-                    self._plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
-                                    start_xyz=np.array([h[0], h[1], level]))  # check before descending
-                    self._go(np.array([h[0], h[1], level]), ignore | self._lift_contacts(), "carry level")
-                self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
-                return
-            except PrimitiveFailure as f:
-                failure = failure or f
-                if f.reason is not FailureReason.UNREACHABLE and not f.detail.startswith("carry: path"):
-                    raise  # something was hit, or the arm moved: no other level is planned from here
+        # Holding the grasp's hand orientation may put a far target out of reach: then once more with the
+        # hand free to turn (a spoon or a box does not spill; the lowering re-aims the held object).
+        relax = [None] + ([self.cfg.motion.relaxed_held_orientation_cost] if self.robot.held_object() else [])
+        # A relaxed carry stays relaxed for the rest of this hold (the lowering starts from its posture).
+        try:
+            for held_cost in relax:
+                self._held_cost = held_cost
+                for level in levels:
+                    try:
+                        if abs(self.robot.hand_position()[2] - level) > 0.01:
+                            h = self.robot.hand_position()
+                            self._plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
+                                            start_xyz=np.array([h[0], h[1], level]))  # check before descending
+                            self._go(np.array([h[0], h[1], level]), ignore | self._lift_contacts(), "carry level")
+                        self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
+                        return
+                    except PrimitiveFailure as f:
+                        failure = failure or f
+                        if f.reason is not FailureReason.UNREACHABLE and not f.detail.startswith("carry: path"):
+                            raise  # something was hit, or the arm moved: no other level is planned from here
+        except PrimitiveFailure:
+            self._held_cost = None
+            raise
+        self._held_cost = None
         raise failure
 
     def _first_level(self, hand: np.ndarray, levels: list[float], ignore: set[str]) -> float:
@@ -682,7 +698,7 @@ class RuleBasedController:
         containers = {o.name for o in self.objects() if o.container and o.name != obj.name}
         contacts = {"table"} | (self._touching_now() - containers)
         self._lift_clear = (obj.name, hand[:2].copy(), contacts)
-        self._held_rot = self.robot.hand_rotation()
+        self._held_rot, self._held_cost = self.robot.hand_rotation(), None
         self._lift_test(obj, hand, contacts)
         hand = self.robot.hand_position()
         heights = [z for z in self._cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
@@ -1073,8 +1089,14 @@ class RuleBasedController:
                 continue
             q = self.robot.joint_positions()
             sign = (1.0 if self.robot.arm == "right" else -1.0) * flip
-            if lo + margin <= q[roll] + sign * self.cfg.motion.pour_angle <= hi - margin:
+            # As far as the wrist rolls that way, up to pour_angle; at least pour_min_angle tips the bottle
+            # enough to pour (the postcondition checks the tilt the bottle really reached).
+            room = (hi - margin - q[roll]) if sign > 0 else (q[roll] - lo - margin)
+            angle = min(self.cfg.motion.pour_angle, room)
+            if angle >= self.cfg.motion.pour_min_angle:
                 break
+            log.debug("pour from side %+.0f: the %s wrist rolls only %.2f rad that way (roll %.2f in [%.2f, %.2f])",
+                      flip, self.robot.arm, room, q[roll], lo, hi)
             sign = 0.0
         if sign == 0.0:
             if first is not None:
@@ -1082,7 +1104,7 @@ class RuleBasedController:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"the wrist cannot roll {obj.name} over {cup.name} "
                                    f"from either side")
         tilt_max = 0.0
-        for target in (q[roll] + sign * self.cfg.motion.pour_angle,):
+        for target in (q[roll] + sign * angle,):
             self.robot.command({roll: target})
             self.robot.settle(self.cfg.motion.pour_hold_s)
             _, rot = self.robot.object_pose(obj.name)

@@ -61,6 +61,7 @@ class MotionConfig(_Cfg):
     place_tolerance: float = Field(gt=0)
     collision_force: float = Field(gt=0)
     pour_angle: float
+    pour_min_angle: float = Field(default=0.9, gt=0)  # rad: a wrist that cannot roll this far cannot pour from this side
     pour_hold_s: float = Field(ge=0)
     # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
@@ -71,6 +72,7 @@ class MotionConfig(_Cfg):
     max_joint_jump: float = Field(default=0.08, gt=0)
     max_bisections: int = Field(default=3, ge=0)
     held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
+    relaxed_held_orientation_cost: float = Field(default=0.02, ge=0)  # ... in a carry the strict one cannot reach
     clearance_margin: float = Field(default=0.01, ge=0)
     carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
     # Arm choice: objects left of this y (world) are tried with the left arm first, the rest with the right.
