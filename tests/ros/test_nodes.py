@@ -143,7 +143,7 @@ def test_memory_writer_segments_the_camera_stream_and_consolidates(ros_env, node
     try:
         _wait_line(writer, "memory writer ready")  # subscribed before the first frame: no empty segment
         camera = _start(node_bin, env, "camera", f"videos:=[{tiny_video}]", "fps:=5.0", "speed:=1.0",
-                        "participant_id:=P07", "start_delay_s:=2.0")
+                        "participant_id:=P07", "start_delay_s:=4.0")  # discovery under load
         out, err = events.communicate(timeout=120)
         assert events.returncode == 0, err
         segs = [json.loads(line) for line in out.splitlines()]

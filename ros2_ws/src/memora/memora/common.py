@@ -67,6 +67,16 @@ def _finish(node: Node | None, code: int) -> int:
     return code
 
 
+def shutdown_log(node: Node, message: str, level: int = logging.INFO) -> None:
+    """Log from a node that may be shutting down: after SIGINT/SIGTERM its context is gone and the ROS
+    logger can no longer publish to /rosout (it prints an error instead), so the line goes to stderr in the
+    console format of the ROS logger."""
+    if node.context.ok():
+        (node.get_logger().info if level < logging.WARNING else node.get_logger().warning)(message)
+    else:
+        print(f"[{logging.getLevelName(level)}] [{node.get_name()}]: {message}", file=sys.stderr, flush=True)
+
+
 def msg_type(name: str) -> type:
     """'pkg/msg/Type' (or 'pkg/Type', 'pkg/srv/Type', 'pkg/action/Type') -> the generated Python class."""
     parts = name.strip("/").split("/")

@@ -14,6 +14,8 @@ action result; arm moves (move_to) work.
 """
 from __future__ import annotations
 
+import logging
+
 import json
 import sys
 import threading
@@ -29,7 +31,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, String
 
-from memora.common import declare_params, run_node
+from memora.common import declare_params, run_node, shutdown_log
 from memora.conversions import plan_from_msg
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import PrimitiveResult
@@ -176,11 +178,11 @@ class ControllerNode(Node):
     def destroy_node(self) -> None:
         if self.video is not None:
             self._physics.submit(self.video.close).result(timeout=30)
-            self.get_logger().info(f"execution video {self.p.video_path}: {self.video.frames} frames")
+            shutdown_log(self, f"execution video {self.p.video_path}: {self.video.frames} frames")
         try:  # on the physics thread: the sim's renderer (GL context) and the G1's DDS endpoints live there
             self._physics.submit(self.robot.close).result(timeout=10)
         except Exception as exc:  # noqa: BLE001 - shutting down anyway; say why it was not clean
-            self.get_logger().warning(f"robot close failed: {exc!r}")
+            shutdown_log(self, f"robot close failed: {exc!r}", logging.WARNING)
         self._physics.shutdown(wait=False)
         super().destroy_node()
 

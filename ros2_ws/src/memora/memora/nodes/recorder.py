@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 
-from memora.common import declare_params, msg_type, run_node
+from memora.common import declare_params, msg_type, run_node, shutdown_log
 
 DEFAULT_TOPICS = [
     "/memora/camera/episode:memora_interfaces/msg/EpisodeEvent",
@@ -83,7 +83,7 @@ class RecorderNode(Node):
     def destroy_node(self) -> None:
         with self._lock:
             self.writer.close()
-        self.get_logger().info("recorded " + ", ".join(f"{t}: {n}" for t, n in self.counts.items()))
+        shutdown_log(self, "recorded " + ", ".join(f"{t}: {n}" for t, n in self.counts.items()))
         super().destroy_node()
 
 
