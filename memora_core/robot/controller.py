@@ -659,18 +659,32 @@ class RuleBasedController:
         plan is blocked (the transit left the arm in another posture than grasp selection assumed), change
         posture in joint space to the checked one above the object and follow the checked descent."""
         pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+        free = {n for n in ignore if n != self.robot.held_object()} - {self._grasping}
         try:
-            free = {n for n in ignore if n != self.robot.held_object()} - {self._grasping}
-            path = self._plan_line(pre, free, "pre-grasp")
-            path += self._plan_line(grasp_pt, ignore, "approach", path[-1], pre)
+            to_pre = self._plan_line(pre, free, "pre-grasp")
+            self._plan_line(grasp_pt, ignore, "approach", to_pre[-1], pre)  # checked before moving
         except PrimitiveFailure as f:
             log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
             above = np.array([grasp_pt[0], grasp_pt[1], max(self._cruise_z(), pre[2])])
             if np.linalg.norm(self.robot.hand_position() - above) > 0.01:
                 self._go(above, ignore, "above")
             self._follow(self._joint_line(checked[0], ignore, "above"), above, ignore, "above")
-            path = checked[1:]
-        self._follow(path, grasp_pt, ignore, "approach")
+            self._follow(checked[1:], grasp_pt, ignore, "approach")
+            return
+        self._follow(to_pre, pre, free, "pre-grasp")
+        self._guarded_approach(grasp_pt, ignore)
+
+    def _guarded_approach(self, grasp_pt: np.ndarray, ignore: set[str]) -> None:
+        """Down from the pre-grasp in `close_in_step` moves, closing the hand as soon as it can (the fingers
+        resting on the object's top, or the palm in reach): a hand that kept pressing down after touching
+        would push a light box over or away (a guarded move, as with the G1's fingertip contact sensing)."""
+        start = self.robot.hand_position()
+        steps = max(1, int(np.ceil(np.linalg.norm(grasp_pt - start) / self.cfg.motion.close_in_step)))
+        for k in range(1, steps + 1):
+            point = start + (grasp_pt - start) * k / steps
+            self._go(point, ignore, "approach", exact=k == steps)
+            if self._grasping and self.robot.grasp(self._grasping, self._finger_reach()):
+                return
 
     def _close_in(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str]) -> None:
         """The palm stopped short of the grasp point (the arm lags near its reach limit): step straight down

@@ -177,27 +177,22 @@ def _upright(robot, name):
 
 
 def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
-    """Seeded layout 5: lowering the cinnamon tea box into the yellow bowl is blocked by the Coca-Cola
-    bottle standing beside the bowl. The controller sets the bottle aside (upright, away from the bowl) and
-    places the box; with making room switched off the same step fails with the bottle as the reason."""
-    robot = make_robot("sim_g1", seed=5)
-    ctl = _controller(robot)
-    steps = [PlanStep(index=0, action="pick", object="cinnamon tea box"),
-             PlanStep(index=1, action="place", object="cinnamon tea box", target="in yellow bowl")]
-    results = [ctl.execute_step(s) for s in steps]
-    assert all(r.success for r in results), [r.detail for r in results]
-    moved = [n for r in results for n in r.moved_aside]
-    assert "coca-cola bottle" in moved
-    assert all(_upright(robot, n) for n in moved)
-    box, bowl = robot.object_pose("cinnamon tea box")[0], robot.object_pose("yellow bowl")[0]
-    assert np.hypot(*(box - bowl)[:2]) < 0.06
+    """Seeded layout 1001: the Coca-Cola bottle stands where every hand that could take the yellow bowl
+    would come down. The controller sets the bottle aside (upright, away from the bowl) and takes the bowl;
+    with making room switched off the same pick fails and names the bottle."""
+    step = PlanStep(index=0, action="pick", object="yellow bowl")
+    robot = make_robot("sim_g1", seed=1001)
+    res = _controller(robot).execute_step(step)
+    assert res.success, res.detail
+    assert res.moved_aside == ["coca-cola bottle"] and "aside" in res.detail
+    assert _upright(robot, "coca-cola bottle")
+    assert robot.held_object() == "yellow bowl"
     robot.close()
 
-    robot = make_robot("sim_g1", seed=5)
+    robot = make_robot("sim_g1", seed=1001)
     ctl = _controller(robot)
     ctl.cfg.motion.clear_moves = 0
-    results = [ctl.execute_step(s) for s in steps]
-    failed = next(r for r in results if not r.success)
-    assert failed.reason is FailureReason.COLLISION and "coca-cola bottle" in failed.detail
-    assert not any(r.moved_aside for r in results)
+    res = ctl.execute_step(step)
+    assert not res.success and res.reason is FailureReason.COLLISION and "coca-cola bottle" in res.detail
+    assert not res.moved_aside
     robot.close()
