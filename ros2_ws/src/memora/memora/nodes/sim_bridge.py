@@ -138,7 +138,9 @@ class SimBridgeNode(Node):
         now = time.monotonic()
         published = self.stats.published
         prev_pub, prev_t = self._last
-        window_hz = (published - prev_pub) / (now - prev_t) if prev_t else self.stats.rate_hz()
+        # A window in which the loop started counts from its start, not from the model build before it.
+        since = max(prev_t, self.stats.started)
+        window_hz = (published - prev_pub) / (now - since) if prev_t and now > since else self.stats.rate_hz()
         self._last = (published, now)
         max_gap_ms, self.stats.max_gap_s = self.stats.max_gap_s * 1000, 0.0  # per status window
         cam = self._camera
