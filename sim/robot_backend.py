@@ -38,7 +38,7 @@ class SimRobot(Robot):
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._check = _ClearanceChecker(self.model, self._robot_bodies, self._object_body,
-                                        config.motion.clearance_margin)
+                                        config.motion.clearance_margin, config.motion.transit_clearance_margin)
         self._renderer: mujoco.Renderer | None = None
         # Servo feed-forward: the dof of every robot actuator's joint.
         robot_acts = [a for a in range(self.model.nu)
@@ -129,12 +129,12 @@ class SimRobot(Robot):
             qpos[self.model.joint(name).qposadr[0]] = value
         return qpos
 
-    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         held = None
         if self._held is not None:
             hand = self.model.body(HAND_BODY[self._held_arm]).id
             held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
-        return self._check.touching(self._qpos_with(target), ignore, held)
+        return self._check.touching(self._qpos_with(target), ignore, held, margin)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         m, d = self.model, self.data
@@ -294,8 +294,10 @@ class _ClearanceChecker:
     produces a contact. Physics is never stepped here; only positions are set and collisions detected."""
 
     def __init__(self, model: mujoco.MjModel, robot_bodies: set[int], object_body: dict[str, int],
-                 margin: float) -> None:
+                 margin: float, max_margin: float | None = None) -> None:
         import copy
+
+        self.margin = margin
 
         self.model = copy.deepcopy(model)
         self.data = mujoco.MjData(self.model)
@@ -304,11 +306,14 @@ class _ClearanceChecker:
         self.table = self.model.geom("table_top").id
         for g in range(self.model.ngeom):
             if self.model.geom_bodyid[g] in self.body_name:
-                self.model.geom_margin[g] = margin
+                # Contacts are generated out to the largest margin asked for; each check keeps those within its own.
+                self.model.geom_margin[g] = max(margin, max_margin or 0.0)
 
     def touching(self, qpos: np.ndarray, ignore: set[str],
-                 held: tuple[int, int, tuple[np.ndarray, np.ndarray]] | None) -> list[str]:
+                 held: tuple[int, int, tuple[np.ndarray, np.ndarray]] | None,
+                 margin: float | None = None) -> list[str]:
         m, d = self.model, self.data
+        margin = self.margin if margin is None else margin
         d.qpos[:] = qpos
         held_body = None
         if held is not None:  # carry the held object with the hand at its welded relative pose
@@ -334,6 +339,8 @@ class _ClearanceChecker:
                 name = "table" if og == self.table else self.body_name.get(other)
                 if name == "table" and c.dist > -TABLE_TOUCH:
                     continue  # fingertips resting on the table top are fine; pressing into it is not
+                if name != "table" and c.dist > margin:
+                    continue  # within the generated contact range but further than this check asks
                 if name and name not in ignore:
                     hits.add(name)
         return sorted(hits)

@@ -296,7 +296,8 @@ class RuleBasedController:
 
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
                    start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None,
-                   touch_at_end: set[str] = frozenset(), bisect: bool = True) -> list[dict[str, float]]:
+                   touch_at_end: set[str] = frozenset(), bisect: bool = True,
+                   margin: float | None = None) -> list[dict[str, float]]:
         """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
         (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped; `bisect`:
         add waypoints where neighbouring postures differ much — off only for the rough move out of the tuck,
@@ -321,7 +322,7 @@ class RuleBasedController:
             p = hand + (point - hand) * i / n
             depth = 0 if bisect else self.cfg.motion.max_bisections
             for q, sub in self._solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth):
-                hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()))
+                hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()), margin)
                 if hits:
                     raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(sub, 3).tolist()} "
                                            f"blocked by {', '.join(hits)}", self._movable(hits))
@@ -354,10 +355,10 @@ class RuleBasedController:
         return first + self._solve_segment(mid, end, first[-1][0], rot, cost, what, final, depth + 1)
 
     def _go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint",
-            exact: bool = True, bisect: bool = True) -> None:
+            exact: bool = True, bisect: bool = True, margin: float | None = None) -> None:
         point = np.asarray(point, float)
         ignore = set(ignore or set())
-        self._follow(self._plan_line(point, ignore, what, bisect=bisect), point, ignore, what, exact)
+        self._follow(self._plan_line(point, ignore, what, bisect=bisect, margin=margin), point, ignore, what, exact)
 
     def _follow(self, path: list[dict[str, float]], point: np.ndarray, ignore: set[str], what: str,
                 exact: bool = True) -> None:
@@ -427,9 +428,11 @@ class RuleBasedController:
                         if abs(self.robot.hand_position()[2] - level) > 0.01:
                             h = self.robot.hand_position()
                             self._plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
-                                            start_xyz=np.array([h[0], h[1], level]))  # check before descending
+                                            start_xyz=np.array([h[0], h[1], level]),
+                                            margin=self._transit_margin)  # check before descending
                             self._go(np.array([h[0], h[1], level]), ignore | self._lift_contacts(), "carry level")
-                        self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
+                        self._go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
+                                 margin=self._transit_margin)
                         return
                     except PrimitiveFailure as f:
                         failure = failure or f
@@ -440,6 +443,13 @@ class RuleBasedController:
             raise
         self._held_cost = None
         raise failure
+
+    @property
+    def _transit_margin(self) -> float | None:
+        """The roomier clearance the level carry keeps (None: the backend's default), never below the
+        default margin."""
+        m = self.cfg.motion
+        return max(m.transit_clearance_margin, m.clearance_margin)
 
     def _first_level(self, hand: np.ndarray, levels: list[float], ignore: set[str]) -> float:
         """The highest of `levels` the palm can rise to straight up from `hand` (a far object may not be
@@ -680,10 +690,14 @@ class RuleBasedController:
         would push a light box over or away (a guarded move, as with the G1's fingertip contact sensing)."""
         start = self.robot.hand_position()
         steps = max(1, int(np.ceil(np.linalg.norm(grasp_pt - start) / self.cfg.motion.close_in_step)))
+        obj = self._require(self._grasping) if self._grasping else None
+        # Only an object that tips (tall for its footprint) is taken at the first touch; a flat one (bread)
+        # just stops the hand, and a palm closer to it holds it more firmly.
+        tips = obj is not None and obj.half_height >= self.cfg.motion.tip_ratio * obj.radius
         for k in range(1, steps + 1):
             point = start + (grasp_pt - start) * k / steps
             self._go(point, ignore, "approach", exact=k == steps)
-            if self._grasping and self.robot.grasp(self._grasping, self._finger_reach()):
+            if obj is not None and self.robot.grasp(obj.name, self._finger_reach() if tips else 0.0):
                 return
 
     def _close_in(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str]) -> None:

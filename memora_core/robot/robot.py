@@ -74,6 +74,9 @@ class MotionConfig(_Cfg):
     held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
     relaxed_held_orientation_cost: float = Field(default=0.02, ge=0)  # ... in a carry the strict one cannot reach
     clearance_margin: float = Field(default=0.01, ge=0)
+    # Transit (the level carry between objects) keeps this much more room around standing objects: there the
+    # arm moves fastest and lags its plan most, and a light bottle brushed by a fingertip falls over.
+    transit_clearance_margin: float = Field(default=0.03, ge=0)
     carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
     # Arm choice: objects left of this y (world) are tried with the left arm first, the rest with the right.
     left_arm_min_y: float = 0.0
@@ -94,6 +97,9 @@ class MotionConfig(_Cfg):
     # A palm that stopped short of the grasp point steps down toward the object this far at a time, this many times.
     close_in_step: float = Field(default=0.015, gt=0)
     close_in_steps: int = Field(default=3, ge=0)
+    # The guarded approach closes the hand at the fingers' first touch only on objects that tip: half-height at
+    # least this fraction of the footprint radius (a tea box, a cup); flat ones (bread) are pressed on.
+    tip_ratio: float = Field(default=0.6, gt=0)
     # A pick whose chosen grasp was blocked after the arm moved (approach stopped short, lift blocked by a
     # neighbour) backs off and tries the next grasp candidate (the other arm, another hand pose), this many times in all.
     pick_attempts: int = Field(default=3, ge=1)
@@ -231,9 +237,10 @@ class Robot(ABC):
         world orientation `rotation`, starting from the current joints overridden by `seed`; and the remaining
         position error (m)."""
 
-    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
-        """What the robot (and what it holds) would touch at joint targets `target`: object names not in
-        `ignore`, and "table" unless ignored. Backends without a world model return [] (nothing known)."""
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
+        """What the robot (and what it holds) would touch at joint targets `target`, or come closer to than
+        `margin` (default `motion.clearance_margin`; at most `motion.transit_clearance_margin`): object names
+        not in `ignore`, and "table" unless ignored. Backends without a world model return [] (nothing known)."""
         return []
 
     # --- arm selection -----------------------------------------------------------------------------

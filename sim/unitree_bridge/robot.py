@@ -175,11 +175,11 @@ class UnitreeG1Robot(Robot):
             body = int(self.model.body_parentid[body])
         return False
 
-    def clearance(self, target: dict[str, float], ignore: set[str]) -> list[str]:
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         """"table" when the posture (the measured joints overridden by `target`) presses the robot into the
         table, unless ignored. Objects are not checked: this backend has no geometry for them."""
         self._fk(target)
-        return self._check.touching(self.data.qpos.copy(), ignore, None)
+        return self._check.touching(self.data.qpos.copy(), ignore, None, margin)
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
         self.data.qpos[:] = 0.0

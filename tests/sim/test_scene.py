@@ -46,3 +46,4 @@ def test_scene_builds_objects_rest_on_table_and_head_camera_renders():
     img = renderer.render()
     assert img.shape == (240, 320, 3) and img.std() > 10
     renderer.close()
+    robot.close()

@@ -10,7 +10,27 @@ pytest.importorskip("unitree_sdk2py")
 pytestmark = pytest.mark.sim
 
 
+def _run_isolated(body: str) -> None:
+    """Run a test body in a fresh interpreter. The Unitree SDK's Cyclone DDS threads and a MuJoCo EGL context
+    left by an earlier test in the same pytest process crash it (SIGSEGV in C, measured here); each DDS
+    participant gets its own process, as the controller and the bridge have in deployment."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    res = subprocess.run([sys.executable, "-c", f"import tests.sim.test_unitree_bridge as t; t.{body}()"],
+                         cwd=repo, capture_output=True, text=True, timeout=240)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+
+
 def test_lowcmd_lowstate_round_trip_between_processes():
+    _run_isolated("_round_trip")
+
+
+def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
+    _run_isolated("_drives")
+
+
+def _round_trip() -> None:
     from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
     from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowCmd_
     from unitree_sdk2py.idl.unitree_hg.msg.dds_ import LowCmd_, LowState_
@@ -56,7 +76,7 @@ def test_lowcmd_lowstate_round_trip_between_processes():
     assert "received" in out and "received 0 LowCmd" not in out, out
 
 
-def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
+def _drives() -> None:
     """The controller-side `unitree_g1` Robot publishes LowCmd to the sim bridge process and reads LowState
     back: a joint command arrives, the rule-based controller moves the palm (out of the tuck without
     hooking the table's edge), bad commands and the e-stop are refused before anything is sent."""
