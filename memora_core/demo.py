@@ -42,7 +42,8 @@ class DemoConfig(BaseModel):
     demo_seed: int = 0
     sessions: int = Field(default=3, ge=1)
     routines: list[str]
-    layout_seed: int = 1000
+    layout_seed: int = 1002
+    regression_first_seed: int = 1000  # `make sim-regression` layouts: this seed and the next ones
     camera_speed: float = Field(default=4.0, ge=0)
     speech: dict[str, object] = Field(default_factory=lambda: {"voice": "en", "words_per_minute": 130})
     tasks: list[DemoTask]

@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", type=Path, default=CONFIG_DIR / "demo.yaml")
     ap.add_argument("--seeds", type=int, default=20, help="how many layouts")
-    ap.add_argument("--first-seed", type=int, default=None, help="default: the demo's layout_seed")
+    ap.add_argument("--first-seed", type=int, default=None, help="default: regression_first_seed of the demo config")
     ap.add_argument("--out", type=Path, default=REPO / "runs" / "sim-regression")
     ap.add_argument("--robot", default="sim_g1")
     ap.add_argument("--max-tool-calls", type=int, default=24, help="planner tool budget (robot_configs/ros/planner.yaml)")
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         formed = form_memory(out / "demos", store, cfg.participant, [v.stem for v in videos])
         print(f"memory: {formed} ({time.monotonic() - t0:.0f} s)", flush=True)
     planner = make_planner_fn(store, cfg.participant, args.max_tool_calls)
-    first = cfg.layout_seed if args.first_seed is None else args.first_seed
+    first = cfg.regression_first_seed if args.first_seed is None else args.first_seed
     rows: list[dict[str, Any]] = []
     for seed in tqdm(range(first, first + args.seeds), desc="sim-regression", unit="layout"):
         rows += run_seed(seed, cfg.tasks, planner, args.robot, MonitorConfig())

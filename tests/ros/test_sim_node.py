@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 GT_TOPIC = "/memora/sim/ground_truth"
 CAMERA_TOPIC = "/memora/sim/head_camera/image"
 STATUS_TOPIC = "/memora/sim_bridge/status"
-LAYOUT_SEED = 7        # not the default (1000), so the test sees the parameter take effect
+LAYOUT_SEED = 7        # not the default (1002), so the test sees the parameter take effect
 CAMERA_SIZE = (200, 150)  # not the default (320x240), likewise
 
 
