@@ -1173,6 +1173,16 @@ class RuleBasedController:
             obj = self._find(call.target, "region")
             pos, _ = self.robot.object_pose(obj.name)
             goal = np.array([pos[0], pos[1], self._cruise_z()])
-        self._transit(goal[:2], set())
-        self._go(goal, set(), "move_to")
+        try:
+            self._transit(goal[:2], set())
+            self._go(goal, set(), "move_to")
+        except PrimitiveFailure as f:
+            # Chained IK solves can leave the arm in a twisted posture (the torso turned far sideways) from which
+            # a point near the body is out of reach: an empty hand tucks and goes again from a fresh posture.
+            if self.robot.held_object() is not None or "arm hit" in f.detail:
+                raise
+            log.info("move_to %s: %s; tucking the arm and trying again", name, f.detail)
+            self._stow(self.robot.arm)
+            self._transit(goal[:2], set())
+            self._go(goal, set(), "move_to")
         return float(np.linalg.norm(self.robot.hand_position() - goal))
