@@ -181,9 +181,7 @@ class RuleBasedController:
             obj = self.resolve(query) if query else None
             if obj is not None:
                 names.add(obj.name)
-                if obj.container and self.robot.object_pose(obj.name) is not None:
-                    names |= {o.name for o in self.objects() if o.name != obj.name and self.robot.object_pose(o.name)
-                              is not None and self._over(obj.name, o.name)}
+                names |= self._inside(obj)
         held = self.robot.held_object()
         return names | ({held} if held else set())
 
@@ -865,9 +863,7 @@ class RuleBasedController:
                 ref = self._find(beside.group(1), "reference")
                 near = np.asarray(self.robot.object_pose(ref.name)[0][:2], float)
                 ring = ref.radius + obj.radius + self.cfg.motion.beside_gap
-                keep |= {ref.name} | ({o.name for o in self.objects() if o.name != ref.name
-                                      and self.robot.object_pose(o.name) is not None and self._over(ref.name, o.name)}
-                                     if ref.container else set())
+                keep |= {ref.name} | self._inside(ref)
                 spots = self._table_spots(obj, near, min_dist=ring)
             else:  # anywhere on the table: where it came from if that is free, else the nearest free spot
                 origin = self._origin.get(obj.name)
@@ -917,6 +913,13 @@ class RuleBasedController:
         except PrimitiveFailure as f:
             if not (container and f.detail.startswith("lower: hand blocked") and self._over(container, held)):
                 raise
+
+    def _inside(self, container: SceneObject) -> set[str]:
+        """Names of the objects above `container`'s footprint (what lies in it); empty for a non-container."""
+        if not container.container or self.robot.object_pose(container.name) is None:
+            return set()
+        return {o.name for o in self.objects() if o.name != container.name
+                and self.robot.object_pose(o.name) is not None and self._over(container.name, o.name)}
 
     def _over(self, container: str, name: str) -> bool:
         """Whether `name`'s centre is above `container`'s footprint."""

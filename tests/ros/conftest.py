@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 from pathlib import Path
 
@@ -72,3 +73,15 @@ def tiny_video(tmp_path_factory) -> Path:
         for packet in stream.encode():
             out.mux(packet)
     return path
+
+
+def stop_with_sigint(name: str, proc: subprocess.Popen, log: Path) -> None:
+    """End a node process as a user would (SIGINT) and fail the test if it ignores it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"{name} ignored SIGINT:\n{log.read_text()[-2000:]}")

@@ -22,6 +22,7 @@ import pytest
 
 from memora_core.runtime.graph import load_graph
 from memora_core.schemas import Plan, PlanStep
+from tests.ros.conftest import stop_with_sigint
 
 pytestmark = pytest.mark.ros
 
@@ -63,16 +64,11 @@ def g1_graph(g1_env, tmp_path_factory):
         procs[name] = (subprocess.Popen(argv, env=g1_env, cwd=REPO, stdout=log.open("w"), stderr=subprocess.STDOUT,
                                         start_new_session=True), log)
     yield procs
-    for proc, _ in procs.values():
+    for proc, _ in procs.values():  # all at once: each then has the whole grace period
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
     for name, (proc, log) in procs.items():
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"{name} ignored SIGINT:\n{log.read_text()[-2000:]}")
+        stop_with_sigint(name, proc, log)
 
 
 @pytest.mark.parametrize("args, domain, interface, bridge", [

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.ros.conftest import stop_with_sigint
 
 REPO = Path(__file__).resolve().parents[2]
 GT_TOPIC = "/memora/sim/ground_truth"
@@ -96,14 +97,7 @@ def sim_node(ros_env, tmp_path_factory):
     proc = subprocess.Popen(argv, env=ros_env, cwd=REPO, stdout=log.open("w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
     yield proc, log, int(dds)
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            pytest.fail(f"sim bridge ignored SIGINT:\n{log.read_text()[-2000:]}")
+    stop_with_sigint("sim bridge", proc, log)
 
 
 def _echo(env, node_bin, topic: str, msg_type: str, count: int, timeout: float, qos: str = "reliable"):
