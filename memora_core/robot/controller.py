@@ -295,11 +295,12 @@ class RuleBasedController:
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
                    start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None,
                    touch_at_end: set[str] = frozenset(), bisect: bool = True,
-                   margin: float | None = None) -> list[dict[str, float]]:
+                   margin: float | None = None, fresh: bool = False) -> list[dict[str, float]]:
         """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
         (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped; `bisect`:
         add waypoints where neighbouring postures differ much — off only for the rough move out of the tuck,
-        whose far-apart postures lie behind the table's edge).
+        whose far-apart postures lie behind the table's edge; `fresh`: a probe of a posture the arm will change
+        to in joint space — its first point may also be solved from the rest posture).
         Raises PrimitiveFailure (unreachable / collision) before anything moves."""
         point = np.asarray(point, float)
         try:
@@ -319,7 +320,9 @@ class RuleBasedController:
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
             depth = 0 if bisect else self.cfg.motion.max_bisections
-            for q, sub in self._solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth):
+            segment = (self._solve_fresh(p, rot, cost, what) if fresh and seed is None and i == 1 else
+                       self._solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth))
+            for q, sub in segment:
                 hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()), margin)
                 if hits:
                     raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: path to {np.round(sub, 3).tolist()} "
@@ -328,6 +331,18 @@ class RuleBasedController:
                 seed = q
             prev = p
         return path
+
+    def _solve_fresh(self, point: np.ndarray, rot: np.ndarray, cost: float,
+                     what: str) -> list[tuple[dict[str, float], np.ndarray]]:
+        """A posture for `point` alone: solved from the current one, else from the rest posture (chained
+        solves can wind the arm up — torso turned far, elbow wrapped — so that the current posture is a seed
+        from which a far point does not converge)."""
+        for seed in (None, self._rest_posture(self.robot.arm)):
+            q, err = self.robot.solve_ik(point, seed=seed, rotation=rot, orientation_cost=cost)
+            if err <= self.cfg.ik.tolerance:
+                return [(q, point)]
+        raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(point, 3).tolist()}: IK residual "
+                               f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
 
     def _solve_segment(self, start: np.ndarray, end: np.ndarray, seed: dict[str, float] | None,
                        rot: np.ndarray, cost: float, what: str, final: bool,
@@ -440,7 +455,40 @@ class RuleBasedController:
             self._held_cost = None
             raise
         self._held_cost = None
+        if failure.reason is FailureReason.UNREACHABLE and "IK residual" in failure.detail:
+            # Every straight line from this posture fails to solve: the arm may be wound up (chained solves
+            # follow the current posture). Solve the end point afresh from the rest posture and change posture
+            # in joint space, checked for clearance, if that reaches it.
+            for level in levels:
+                try:
+                    self._reposture(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
+                    return
+                except PrimitiveFailure as f:
+                    if f.reason is not FailureReason.UNREACHABLE:
+                        raise failure from f
         raise failure
+
+    def _rest_posture(self, arm: str) -> dict[str, float]:
+        """`arm`'s tuck joints with the torso upright (the tuck; and a seed for IK away from a wound-up posture)."""
+        rest = {k: v for k, v in self.cfg.home.items() if k.startswith(arm)}
+        joints = self.robot.joint_positions()
+        rest.update({j: 0.0 for j in joints if j.startswith("waist")})
+        rest.update({j: 0.0 for j in joints if j.startswith(arm) and j not in rest and "hand" not in j})
+        return rest
+
+    def _reposture(self, point: np.ndarray, ignore: set[str], what: str) -> None:
+        """Put the palm at `point` with a posture solved for that point alone (not chained along a line), reached
+        by a clearance-checked joint-space move."""
+        rot, cost = self._rotation(), self._pose.orientation_cost
+        if self._held_rot is not None and self.robot.held_object() is not None:
+            rot, cost = self._held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        [(q, _)] = self._solve_fresh(point, rot, cost, what)
+        log.debug("%s: re-posturing in joint space to reach %s", what, np.round(point, 3).tolist())
+        self._follow(self._joint_line(q, ignore, what), point, ignore, what)
+        if self.robot.held_object() is not None and self._held_rot is not None:
+            # The held object hangs as the new posture holds it: keep that from here (turning the hand back to
+            # the grasp's orientation on the way down would swing it off its goal).
+            self._held_rot = self.robot.hand_rotation()
 
     @property
     def _transit_margin(self) -> float | None:
@@ -509,11 +557,7 @@ class RuleBasedController:
                         if "arm hit" in f.detail:
                             raise  # it moved and hit something: not a matter of another level
                         # unreachable or blocked at planning time: the next level; the tuck below is checked anyway
-        home = {k: v for k, v in self.cfg.home.items() if k.startswith(arm)}
-        home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith("waist")})
-        home.update({j: 0.0 for j in self.robot.joint_positions() if j.startswith(arm) and j not in home
-                     and "hand" not in j})
-        self._tuck(home)
+        self._tuck(self._rest_posture(arm))
 
     def _tuck(self, home: dict[str, float]) -> None:
         """Joint-space move to the tuck, checked for clearance: straight there if that sweeps past nothing,
@@ -772,10 +816,25 @@ class RuleBasedController:
         if self.robot.held_object() == obj.name:
             return None
         tried: set[tuple] = set()
-        for attempt in range(1, self.cfg.motion.pick_attempts + 1):
+        fresh_start = True
+        attempt = 0
+        while attempt < self.cfg.motion.pick_attempts:
+            attempt += 1
+            before = set(tried)
             try:
                 return self._pick_once(obj, arms, tried)
             except PrimitiveFailure as f:
+                if fresh_start and self._twisted_out_of_reach(f):
+                    # Chained IK solves regularise toward the current posture: after a few far moves the arm can
+                    # sit in a posture (torso turned, elbow wrapped) from which the next move does not solve.
+                    # Tuck it and plan the same grasp again from the rest posture, once per pick.
+                    fresh_start = False
+                    log.info("pick %s: %s from the current arm posture; tucking the arm and trying again",
+                             obj.name, f.detail)
+                    self._stow(self.robot.arm)
+                    tried.intersection_update(before)
+                    attempt -= 1
+                    continue
                 # "no ... pose" : grasp selection itself found nothing left to try
                 if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
                         or f.detail.startswith("no ")):
@@ -786,6 +845,13 @@ class RuleBasedController:
                     raise
                 log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
         return None
+
+    def _twisted_out_of_reach(self, f: PrimitiveFailure) -> bool:
+        """A move of an empty hand failed for want of an IK solution while the arm is up at the table (not
+        tucked): a fresh posture may reach what this one cannot."""
+        return (f.reason is FailureReason.UNREACHABLE and "IK residual" in f.detail
+                and self.robot.held_object() is None
+                and self.robot.hand_position()[0] > self.cfg.motion.stow_x + 0.02)
 
     def _back_off(self, obj: SceneObject) -> bool:
         """After a failed grasp: let go of `obj` where it is and stow the arm; False when the object no longer
@@ -865,10 +931,14 @@ class RuleBasedController:
                 ring = ref.radius + obj.radius + self.cfg.motion.beside_gap
                 keep |= {ref.name} | self._inside(ref)
                 spots = self._table_spots(obj, near, min_dist=ring)
-            else:  # anywhere on the table: where it came from if that is free, else the nearest free spot
-                origin = self._origin.get(obj.name)
-                near = origin[:2] if origin is not None else self.robot.hand_position()[:2]
-                spots = self._table_spots(obj, near)
+            else:  # anywhere on the table: in the work area if the scene names one and it has room, else back
+                origin = self._origin.get(obj.name)  # where it came from (free: it was just taken from there)
+                work = self._table_put_point()
+                spots = []
+                for near in [p[:2] for p in (work, origin) if p is not None] or [self.robot.hand_position()[:2]]:
+                    spots = self._table_spots(obj, near)
+                    if spots:
+                        break
             if not spots:
                 # The neighbours standing where the object would go (on the ring beside the reference, or at the
                 # wanted point), closest first: setting one aside makes room. Never the reference or its contents.
@@ -886,6 +956,10 @@ class RuleBasedController:
         into = relation == "in" or rec.container
         tol = max(self.cfg.motion.place_tolerance, rec.radius * 0.8) if into else self.cfg.motion.place_tolerance
         return np.array([pos[0], pos[1], rim]), tol, rec.name, rec.radius
+
+    def _table_put_point(self) -> np.ndarray | None:
+        """The work area 'on the table' means when no place is named (`motion.table_put_region`), if the scene has it."""
+        return self.regions.get((self.cfg.motion.table_put_region or "").lower())
 
     def _table_spots(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
         """Free table points (every other object at least `beside_gap` away, edge to edge) within
@@ -973,7 +1047,8 @@ class RuleBasedController:
             for z in self._cruise_levels():
                 above = np.array([release[0], release[1], z])
                 try:
-                    q_above = self._plan_line(above, ignore, "carry", start_xyz=above)[-1]
+                    # The carry may re-posture to get there (see _transit): probe with a fresh posture too.
+                    q_above = self._plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
                     self._plan_line(release, ignore, "lower", q_above, above)
                     return release, hang, land
                 except PrimitiveFailure as f:
@@ -1024,14 +1099,22 @@ class RuleBasedController:
                     raise first
                 release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
         spots = [s for s in self._spots if np.linalg.norm(s - target_xy) > 1e-6]
+        handed = False
         while True:
             try:
                 self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
                 break
             except PrimitiveFailure as f:
-                # A table spot the arm cannot carry to at any cruise level: the next free spot, if any.
-                if f.reason is not FailureReason.UNREACHABLE or not spots:
+                if f.reason is not FailureReason.UNREACHABLE:
                     raise
+                if not spots:
+                    # The release point plans, but this arm cannot carry the object there from where it holds
+                    # it (a container at the far side of the table): the other arm takes it over, once.
+                    if handed or not self._hand_off(obj):
+                        raise
+                    handed = True
+                    release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+                    continue
                 spot = spots.pop(0)
                 try:
                     release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]),
@@ -1040,13 +1123,20 @@ class RuleBasedController:
                 except PrimitiveFailure:
                     continue
         self._check_held(obj.name)
+        if self._held_cost is not None:
+            # After a relaxed carry the hand keeps the orientation it arrived with: letting it turn on the way
+            # down would swing the object off the goal the lowering aims it at.
+            self._held_rot, self._held_cost = self.robot.hand_rotation(), None
         # Into a container: the held object coming to rest on what is already in it stops the hand a little
         # short; letting go there still drops it into the container (checked below).
         into = bool(receptacle and (call.relation == "in" or self._require(receptacle).container))
         self._lower(release + [0, 0, self.cfg.motion.approach_height], ignore, obj.name, receptacle if into else None)
-        # Correct for hand-orientation drift during the carry: aim the object itself at the goal.
+        # Correct for hand-orientation drift during the carry (a relaxed or re-postured carry turns the hand, so
+        # the object hangs differently than at planning): aim the object itself at the goal, height included.
         pos, _ = self.robot.object_pose(obj.name)
-        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], 0.0])
+        above = release + [0, 0, self.cfg.motion.approach_height]
+        hung = goal[2] + obj.half_height + self.cfg.motion.release_gap + (above[2] - pos[2])
+        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
         ws = self.robot.limits.config.workspace
         self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, receptacle if into else None)
         self._check_held(obj.name)
@@ -1064,37 +1154,77 @@ class RuleBasedController:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
 
-    def _free_spot(self, obj: SceneObject) -> np.ndarray | None:
-        """A free table spot in the hand-off zone (reachable by both arms), farthest from everything else."""
-        lo, hi = np.array(self.cfg.motion.handoff_zone[0]), np.array(self.cfg.motion.handoff_zone[1])
-        others = [o for o in self.objects() if o.name != obj.name and o.position is not None]
-        best, best_gap = None, 0.0
-        for x in np.arange(lo[0], hi[0] + 1e-9, 0.02):
-            for y in np.arange(lo[1], hi[1] + 1e-9, 0.02):
-                gap = min((np.hypot(x - o.position[0], y - o.position[1]) - o.radius - obj.radius
-                           for o in others), default=1.0)
-                if gap > best_gap:
-                    best, best_gap = np.array([x, y]), gap
-        return best if best_gap >= self.cfg.motion.handoff_gap else None
+    def _handoff_spots(self, obj: SceneObject) -> list[np.ndarray]:
+        """Free table spots (`handoff_gap` clear of everything) where one arm can set `obj` down for the other:
+        the roomiest in the hand-off zone (both arms reach it comfortably) first; on a crowded table also the
+        free spots of the table zone, nearest the hand-off zone first."""
+        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
+                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
+        step = self.cfg.motion.table_spot_step
+
+        def gap(c: np.ndarray) -> float:
+            return min((float(np.linalg.norm(c - p)) - r - obj.radius for p, r in others), default=1.0)
+
+        def grid(zone: tuple) -> list[np.ndarray]:
+            lo, hi = np.array(zone[0]), np.array(zone[1])
+            return [np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, step / 2)
+                    for y in np.arange(lo[1], hi[1] + 1e-9, step / 2)]
+
+        m = self.cfg.motion
+        inner = sorted((c for c in grid(m.handoff_zone) if gap(c) >= m.handoff_gap), key=lambda c: -gap(c))
+        centre = (np.array(m.handoff_zone[0]) + np.array(m.handoff_zone[1])) / 2
+        outer = sorted((c for c in grid(m.table_zone) if gap(c) >= m.handoff_gap),
+                       key=lambda c: float(np.linalg.norm(c - centre)))
+        return (inner[:1] + outer)[: m.table_spot_tries]
 
     def _hand_off(self, obj: SceneObject) -> bool:
-        """The held object cannot be brought to its goal by this arm: put it down in the hand-off zone and
-        pick it up with the other arm. False when there is no other arm or no free spot."""
+        """The held object cannot be brought to its goal by this arm: put it down where both arms reach and
+        pick it up with the other arm. False when there is no other arm or no spot to put it down on."""
         other = [a for a in self.cfg.arms if a != self.robot.arm]
-        spot = self._free_spot(obj)
-        if not other or spot is None:
+        if not other:
             return False
-        log.info("handing %s over from the %s to the %s arm at %s", obj.name, self.robot.arm, other[0],
-                 np.round(spot, 3).tolist())
-        self._put_down_at(obj, spot)
-        self.robot.settle(self.cfg.motion.settle_s)
-        # Only the other arm: by the object's side the rule would choose the same arm again.
-        self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
-        return True
+        for spot in self._handoff_spots(obj):
+            log.info("handing %s over from the %s to the %s arm at %s", obj.name, self.robot.arm, other[0],
+                     np.round(spot, 3).tolist())
+            try:
+                self._put_down_at(obj, spot)
+            except PrimitiveFailure as f:
+                if self.robot.held_object() != obj.name:
+                    raise
+                log.info("could not put %s down there: %s", obj.name, f.detail)
+                continue
+            self.robot.settle(self.cfg.motion.settle_s)
+            # Only the other arm: by the object's side the rule would choose the same arm again.
+            self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
+            return True
+        return False
 
     def _pour(self, call: PrimitiveCall) -> None:
         obj = self._ensure_held(call.object)
         cup = self._find(call.target, "container")
+        try:
+            self._pour_with_this_arm(obj, cup)
+        except PrimitiveFailure as f:
+            # The cup stands where the arm cannot hold the bottle over it with the wrist free to roll (at the
+            # table's far edge): as a person would, set the bottle down, bring the cup into the work area in
+            # front of the robot, take the bottle again and pour there.
+            origin = self._origin.get(obj.name)
+            if (f.reason is not FailureReason.UNREACHABLE or self.robot.held_object() != obj.name
+                    or origin is None or self._table_put_point() is None):
+                raise
+            log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
+            self._put_down_at(obj, origin[:2])
+            self._pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
+            self._place(PrimitiveCall(primitive=Primitive.PLACE, object=cup.name, target="table", relation="on"))
+            self._ensure_held(obj.name)
+            self._pour_with_this_arm(obj, cup)
+        origin = self._origin.get(obj.name)
+        if origin is not None:  # put the bottle back where it came from
+            self.robot.object_pose(obj.name)
+            self._put_down_at(obj, origin[:2])
+
+    def _pour_with_this_arm(self, obj: SceneObject, cup: SceneObject) -> None:
+        """Bring the held `obj` over `cup` and tip it with the active arm (the bottle stays in the hand)."""
         cpos, _ = self.robot.object_pose(cup.name)
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
         roll = f"{self.robot.arm}_wrist_roll_joint"
@@ -1144,16 +1274,13 @@ class RuleBasedController:
         self._check_held(obj.name)
         if tilt_max < 45.0:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} tilted only {tilt_max:.0f} deg")
-        origin = self._origin.get(obj.name)
-        if origin is not None:  # put the bottle back where it came from
-            self.robot.object_pose(obj.name)
-            self._put_down_at(obj, origin[:2])
-        return None
 
     def _put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
         ignore = {obj.name, "table"}
         self._transit(xy + hang[:2], {obj.name})
+        # A carry that had to let the hand turn arrives with the object hanging differently: aim from here.
+        hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
         centre = np.array([xy[0], xy[1], self.table_z + obj.half_height + self.cfg.motion.release_gap])
         self._go(centre + hang, ignore, "lower")
         self.robot.release()

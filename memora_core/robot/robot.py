@@ -89,6 +89,10 @@ class MotionConfig(_Cfg):
     # 'put X on the table' (no region) / 'put X next to Y': free table spots tried nearest first, on a grid of
     # this step within this radius of the wanted point (where X came from, or beside Y), at most this many.
     table_spot_step: float = Field(default=0.03, gt=0)
+    # 'put X on the table' with no place named: near this scene region (the work area in front of the robot,
+    # where both arms reach, as a person brings a bowl in front of themselves); None or an unknown region:
+    # back where X came from.
+    table_put_region: str | None = "table center"
     table_spot_radius: float = Field(default=0.24, gt=0)
     table_spot_tries: int = Field(default=10, ge=1)
     # Placing in a container that already holds something: let go this far above the contents' top, trying
