@@ -424,7 +424,10 @@ class RuleBasedController:
                 self._pose = pose
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
+            # Straight up leaves behind whatever the hand already touches (after a lowering given up next to
+            # a neighbour, say); anything else in the way still blocks it.
+            up = ignore | self._lift_contacts() | self._touching_now() | ({"table"} if hand[2] < self.table_z + 0.02
+                                                                           else set())
             self._go(np.array([hand[0], hand[1], self._first_level(hand, levels, up)]), up, "lift")
         failure = None
         # A tall neighbour (the bottle) in the forearm's way at cruise height: also try passing higher.
@@ -1099,11 +1102,13 @@ class RuleBasedController:
                     raise first
                 release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
         spots = [s for s in self._spots if np.linalg.norm(s - target_xy) > 1e-6]
+        # Into a container: the held object coming to rest on what is already in it stops the hand a little
+        # short; letting go there still drops it into the container (checked below).
+        into = bool(receptacle and (call.relation == "in" or self._require(receptacle).container))
         handed = False
         while True:
             try:
                 self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
-                break
             except PrimitiveFailure as f:
                 if f.reason is not FailureReason.UNREACHABLE:
                     raise
@@ -1115,30 +1120,19 @@ class RuleBasedController:
                     handed = True
                     release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
                     continue
-                spot = spots.pop(0)
-                try:
-                    release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]),
-                                                              ignore, slack)
-                    target_xy = spot.copy()
-                except PrimitiveFailure:
-                    continue
-        self._check_held(obj.name)
-        if self._held_cost is not None:
-            # After a relaxed carry the hand keeps the orientation it arrived with: letting it turn on the way
-            # down would swing the object off the goal the lowering aims it at.
-            self._held_rot, self._held_cost = self.robot.hand_rotation(), None
-        # Into a container: the held object coming to rest on what is already in it stops the hand a little
-        # short; letting go there still drops it into the container (checked below).
-        into = bool(receptacle and (call.relation == "in" or self._require(receptacle).container))
-        self._lower(release + [0, 0, self.cfg.motion.approach_height], ignore, obj.name, receptacle if into else None)
-        # Correct for hand-orientation drift during the carry (a relaxed or re-postured carry turns the hand, so
-        # the object hangs differently than at planning): aim the object itself at the goal, height included.
-        pos, _ = self.robot.object_pose(obj.name)
-        above = release + [0, 0, self.cfg.motion.approach_height]
-        hung = goal[2] + obj.half_height + self.cfg.motion.release_gap + (above[2] - pos[2])
-        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
-        ws = self.robot.limits.config.workspace
-        self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, receptacle if into else None)
+                # A table spot the arm cannot carry to at any cruise level: the next free spot, if any.
+                release, hang, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
+                continue
+            try:
+                self._lower_onto(obj, release, goal, ignore, receptacle if into else None)
+                break
+            except PrimitiveFailure as f:
+                # Over the spot the object hangs differently than planned (the carry turned the hand), or the
+                # fingers meet a neighbour on the way down: on the table, lift again and take the next free spot.
+                if receptacle is not None or not spots or "arm hit" in f.detail or self.robot.held_object() != obj.name:
+                    raise
+                log.info("place %s: %s; trying the next free spot", obj.name, f.detail)
+                release, hang, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
         self._check_held(obj.name)
         self.robot.release()                                                          # release
         self.robot.settle(self.cfg.motion.settle_s)
@@ -1153,6 +1147,39 @@ class RuleBasedController:
         if rot[2, 2] < 0.7 and not into:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
+
+    def _next_table_spot(self, obj: SceneObject, spots: list[np.ndarray], ignore: set[str], slack: float,
+                         failure: PrimitiveFailure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(release, hang, landing point, spot) of the first of the remaining `spots` the arm can lower onto
+        (each tried is taken off the list); `failure` is raised when none is left."""
+        while spots:
+            spot = spots.pop(0)
+            try:
+                release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]), ignore,
+                                                          slack)
+                return release, hang, goal, spot.copy()
+            except PrimitiveFailure:
+                continue
+        raise failure
+
+    def _lower_onto(self, obj: SceneObject, release: np.ndarray, goal: np.ndarray, ignore: set[str],
+                    container: str | None) -> None:
+        """From above the release point, lower the held object until it is just above `goal` (its landing
+        point), aiming the object itself there."""
+        self._check_held(obj.name)
+        if self._held_cost is not None:
+            # After a relaxed carry the hand keeps the orientation it arrived with: letting it turn on the way
+            # down would swing the object off the goal the lowering aims it at.
+            self._held_rot, self._held_cost = self.robot.hand_rotation(), None
+        above = release + [0, 0, self.cfg.motion.approach_height]
+        self._lower(above, ignore, obj.name, container)
+        # Correct for hand-orientation drift during the carry (a relaxed or re-postured carry turns the hand, so
+        # the object hangs differently than at planning): aim the object itself at the goal, height included.
+        pos, _ = self.robot.object_pose(obj.name)
+        hung = goal[2] + obj.half_height + self.cfg.motion.release_gap + (above[2] - pos[2])
+        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
+        ws = self.robot.limits.config.workspace
+        self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, container)
 
     def _handoff_spots(self, obj: SceneObject) -> list[np.ndarray]:
         """Free table spots (`handoff_gap` clear of everything) where one arm can set `obj` down for the other:
@@ -1209,7 +1236,8 @@ class RuleBasedController:
             # table's far edge): as a person would, set the bottle down, bring the cup into the work area in
             # front of the robot, take the bottle again and pour there.
             origin = self._origin.get(obj.name)
-            if (f.reason is not FailureReason.UNREACHABLE or self.robot.held_object() != obj.name
+            weak_tilt = f.reason is FailureReason.POSTCONDITION and f.detail.startswith(f"{obj.name} tilted only")
+            if (not (f.reason is FailureReason.UNREACHABLE or weak_tilt) or self.robot.held_object() != obj.name
                     or origin is None or self._table_put_point() is None):
                 raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
