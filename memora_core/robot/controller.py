@@ -766,10 +766,9 @@ class RuleBasedController:
         """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
         and whatever the hand or object touched at the grasp are left behind by a vertical move."""
         hand = self.robot.hand_position()
-        # A container's rim can hook over the fingers and come up with them: only solid neighbours are left
-        # behind by a vertical lift.
-        containers = {o.name for o in self.objects() if o.container and o.name != obj.name}
-        contacts = {"table"} | (self._touching_now() - containers)
+        # A container's rim can hook over the fingers and come up with them: the lift test raises the object a
+        # little first and fails if a neighbour rose with it; one that did not is left behind by the vertical lift.
+        contacts = {"table"} | self._touching_now()
         self._lift_clear = (obj.name, hand[:2].copy(), contacts)
         self._held_rot, self._held_cost = self.robot.hand_rotation(), None
         self._lift_test(obj, hand, contacts)
@@ -1240,16 +1239,55 @@ class RuleBasedController:
             if (not (f.reason is FailureReason.UNREACHABLE or weak_tilt) or self.robot.held_object() != obj.name
                     or origin is None or self._table_put_point() is None):
                 raise
+            spots = self._pour_spots(cup, obj)
+            if not spots:
+                raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
             self._put_down_at(obj, origin[:2])
             self._pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
-            self._place(PrimitiveCall(primitive=Primitive.PLACE, object=cup.name, target="table", relation="on"))
+            self._set_down_on_first(cup, spots)
             self._ensure_held(obj.name)
             self._pour_with_this_arm(obj, cup)
         origin = self._origin.get(obj.name)
         if origin is not None:  # put the bottle back where it came from
             self.robot.object_pose(obj.name)
             self._put_down_at(obj, origin[:2])
+
+    def _pour_spots(self, cup: SceneObject, bottle: SceneObject) -> list[np.ndarray]:
+        """Free table spots for `cup` (`aside_gap` around it) with room on one side for `bottle` held over its
+        rim, nearest the work area first (`motion.table_put_region`)."""
+        work = self._table_put_point()
+        if work is None:
+            return []
+        m = self.cfg.motion
+        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
+                  if o.name not in (cup.name, bottle.name) and self.robot.object_pose(o.name) is not None]
+        lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
+
+        def gap(c: np.ndarray, radius: float) -> float:
+            return min((float(np.linalg.norm(c - p)) - r - radius for p, r in others), default=1.0)
+
+        # The pour holds the bottle beside the cup (left or right of it, as `_pour_with_this_arm` does).
+        side = np.array([0.0, cup.radius + bottle.radius + 0.01])
+        spots = [c for c in (np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, m.table_spot_step)
+                             for y in np.arange(lo[1], hi[1] + 1e-9, m.table_spot_step))
+                 if gap(c, cup.radius) >= m.aside_gap
+                 and max(gap(c + side, bottle.radius), gap(c - side, bottle.radius)) >= m.aside_gap]
+        spots.sort(key=lambda c: float(np.linalg.norm(c - work[:2])))
+        return spots[: m.table_spot_tries]
+
+    def _set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> None:
+        """Put the held `obj` down on the first of `spots` the arm can lower it onto."""
+        failure = None
+        for spot in spots:
+            try:
+                self._put_down_at(obj, spot)
+                return
+            except PrimitiveFailure as f:
+                failure = failure or f
+                if self.robot.held_object() != obj.name:
+                    raise
+        raise failure
 
     def _pour_with_this_arm(self, obj: SceneObject, cup: SceneObject) -> None:
         """Bring the held `obj` over `cup` and tip it with the active arm (the bottle stays in the hand)."""
