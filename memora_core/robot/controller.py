@@ -218,8 +218,19 @@ class RuleBasedController:
         except (PrimitiveFailure, LimitViolation) as f:
             log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
             if self.robot.held_object() == blocker:
-                self._back_off(self._require(blocker))
+                self._put_back(self._require(blocker))
             return False
+
+    def _put_back(self, obj: SceneObject) -> None:
+        """Set the held `obj` down where it was picked from (that spot is free: it just left it) and stow the
+        arm; letting go wherever the hand is, the last resort, would drop it from carry height."""
+        origin = self._origin.get(obj.name)
+        if origin is not None:
+            try:
+                self._put_down_at(obj, origin[:2])
+            except (PrimitiveFailure, LimitViolation) as f:
+                log.info("could not put %s back: %s", obj.name, getattr(f, "detail", f))
+        self._back_off(obj)
 
     def _aside_spots(self, obj: SceneObject, work: list[np.ndarray]) -> list[np.ndarray]:
         """Free table spots in `motion.table_zone` at least `aside_distance` from every work point and not
@@ -1330,12 +1341,26 @@ class RuleBasedController:
                 raise first
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"the wrist cannot roll {obj.name} over {cup.name} "
                                    f"from either side")
-        tilt_max = 0.0
-        for target in (q[roll] + sign * angle,):
-            self.robot.command({roll: target})
+        def tilt() -> float:
             self.robot.settle(self.cfg.motion.pour_hold_s)
             _, rot = self.robot.object_pose(obj.name)
-            tilt_max = max(tilt_max, float(np.degrees(np.arccos(np.clip(rot[2, 2], -1, 1)))))
+            return float(np.degrees(np.arccos(np.clip(rot[2, 2], -1, 1))))
+
+        self.robot.command({roll: q[roll] + sign * angle})
+        tilt_max = tilt()
+        pitch = f"{self.robot.arm}_wrist_pitch_joint"
+        if tilt_max < 45.0 and pitch in self.robot.limits.ranges:
+            # The roll alone left the bottle short of pouring (a pitched grasp turns it about a slanted axis):
+            # bend the wrist as well, whichever way tips it further, within the joint's range.
+            plo, phi = self.robot.limits.ranges[pitch]
+            for bend in (self.cfg.motion.pour_wrist_bend, -self.cfg.motion.pour_wrist_bend):
+                goal = float(np.clip(q[pitch] + bend, plo + margin, phi - margin))
+                self.robot.command({pitch: goal})
+                tilt_max = max(tilt_max, tilt())
+                if tilt_max >= 45.0:
+                    break
+            self.robot.command({pitch: q[pitch]})
+            self.robot.settle(self.cfg.motion.settle_s)
         self.robot.command({roll: q[roll]})
         self._check_held(obj.name)
         if tilt_max < 45.0:

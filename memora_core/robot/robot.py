@@ -111,6 +111,7 @@ class MotionConfig(_Cfg):
     high_carry: list[float] = Field(default_factory=lambda: [0.05, 0.10])  # extra cruise heights tried when the usual are blocked
     # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
     pour_heights: list[float] = Field(default_factory=lambda: [0.06, 0.03, 0.09])
+    pour_wrist_bend: float = Field(default=0.5, ge=0)    # rad the wrist also bends when the roll alone tips too little
     beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
     beside_reach: float = Field(default=0.08, ge=0)       # 'next to Y': at most this much further from Y than the gap
     # Where on the table the arm puts things down (x/y box, world: on the table and within comfortable reach):
