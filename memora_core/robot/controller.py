@@ -234,20 +234,27 @@ class RuleBasedController:
 
     def _aside_spots(self, obj: SceneObject, work: list[np.ndarray]) -> list[np.ndarray]:
         """Free table spots in `motion.table_zone` at least `aside_distance` from every work point and not
-        in front of one (between the robot and the work), roomiest first."""
+        in front of one (between the robot and the work), and at least half that from where `obj` stood,
+        roomiest first."""
         m = self.cfg.motion
         lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
         others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
                   if o.name != obj.name and self.robot.object_pose(o.name) is not None]
         keep_clear = [np.asarray(v[:2]) for k, v in self.regions.items() if k == "person"]
+        # Where it stood: held (picked to be set aside), where it was picked from.
+        pose = self.robot.object_pose(obj.name)
+        here = self._origin.get(obj.name) if self.robot.held_object() == obj.name else pose[0] if pose else None
+        here = None if here is None else np.asarray(here[:2])
         scored = []
         for x in np.arange(lo[0], hi[0] + 1e-9, m.table_spot_step):
             for y in np.arange(lo[1], hi[1] + 1e-9, m.table_spot_step):
                 c = np.array([x, y])
                 if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
                     continue
-                if x < work[0][0] and abs(y - work[0][1]) < m.aside_distance:  # in front of the main work point
+                if any(x < w[0] and abs(y - w[1]) < m.aside_distance for w in work):  # in front of the work
                     continue
+                if here is not None and np.linalg.norm(c - here) < m.aside_distance / 2:
+                    continue  # hardly moved: it would stand in the way as before
                 if any(np.linalg.norm(c - k) < obj.radius + m.aside_gap for k in keep_clear):
                     continue
                 gap = min((float(np.linalg.norm(c - p)) - r - obj.radius for p, r in others), default=1.0)
@@ -435,10 +442,13 @@ class RuleBasedController:
                 self._pose = pose
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            # Straight up leaves behind whatever the hand already touches (after a lowering given up next to
-            # a neighbour, say); anything else in the way still blocks it.
-            up = ignore | self._lift_contacts() | self._touching_now() | ({"table"} if hand[2] < self.table_z + 0.02
-                                                                           else set())
+            up = ignore | self._lift_contacts() | ({"table"} if hand[2] < self.table_z + 0.02 else set())
+            touching = self._touching_now() - up
+            if touching:
+                # The hand rests against a neighbour (a lowering given up beside it, a grasp stopped short): a
+                # short straight move up leaves it behind; the rest of the lift keeps clear of it again.
+                self._go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], up | touching, "lift", exact=False)
+                hand = self.robot.hand_position()
             self._go(np.array([hand[0], hand[1], self._first_level(hand, levels, up)]), up, "lift")
         failure = None
         # A tall neighbour (the bottle) in the forearm's way at cruise height: also try passing higher.
