@@ -1222,7 +1222,7 @@ class RuleBasedController:
         centre = (np.array(m.handoff_zone[0]) + np.array(m.handoff_zone[1])) / 2
         outer = sorted((c for c in grid(m.table_zone) if gap(c) >= m.handoff_gap),
                        key=lambda c: float(np.linalg.norm(c - centre)))
-        return (inner[:1] + outer)[: m.table_spot_tries]
+        return (inner[:1] + outer)[: m.handoff_tries]
 
     def _hand_off(self, obj: SceneObject) -> bool:
         """The held object cannot be brought to its goal by this arm: put it down where both arms reach and

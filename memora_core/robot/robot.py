@@ -86,6 +86,7 @@ class MotionConfig(_Cfg):
     # Where an object is put down to pass it to the other arm (x/y box, world), and the free gap it needs.
     handoff_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.32, -0.15), (0.45, 0.05))
     handoff_gap: float = Field(default=0.03, ge=0)
+    handoff_tries: int = Field(default=3, ge=1)  # spots tried for a hand-off (each failed put-down costs a carry)
     # 'put X on the table' (no region) / 'put X next to Y': free table spots tried nearest first, on a grid of
     # this step within this radius of the wanted point (where X came from, or beside Y), at most this many.
     table_spot_step: float = Field(default=0.03, gt=0)
