@@ -234,8 +234,8 @@ class RuleBasedController:
 
     def _aside_spots(self, obj: SceneObject, work: list[np.ndarray]) -> list[np.ndarray]:
         """Free table spots in `motion.table_zone` at least `aside_distance` from every work point and not
-        in front of one (between the robot and the work), and at least half that from where `obj` stood,
-        roomiest first."""
+        in front of the main one (between the robot and the work), and at least `aside_min_move` from where
+        `obj` stood, roomiest first."""
         m = self.cfg.motion
         lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
         others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
@@ -251,9 +251,9 @@ class RuleBasedController:
                 c = np.array([x, y])
                 if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
                     continue
-                if any(x < w[0] and abs(y - w[1]) < m.aside_distance for w in work):  # in front of the work
+                if x < work[0][0] and abs(y - work[0][1]) < m.aside_distance:  # in front of the main work point
                     continue
-                if here is not None and np.linalg.norm(c - here) < m.aside_distance / 2:
+                if here is not None and np.linalg.norm(c - here) < m.aside_min_move:
                     continue  # hardly moved: it would stand in the way as before
                 if any(np.linalg.norm(c - k) < obj.radius + m.aside_gap for k in keep_clear):
                     continue

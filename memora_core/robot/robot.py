@@ -125,6 +125,7 @@ class MotionConfig(_Cfg):
     lift_test_height: float = Field(default=0.03, gt=0)
     table_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.28, -0.36), (0.55, 0.30))
     aside_gap: float = Field(default=0.04, ge=0)
+    aside_min_move: float = Field(default=0.04, ge=0)  # an object set aside goes at least this far from where it stood
     aside_distance: float = Field(default=0.15, ge=0)
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
