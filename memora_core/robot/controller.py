@@ -1253,8 +1253,9 @@ class RuleBasedController:
             self._pour_with_this_arm(obj, cup)
         except PrimitiveFailure as f:
             # The cup stands where the arm cannot hold the bottle over it with the wrist free to roll (at the
-            # table's far edge): as a person would, set the bottle down, bring the cup into the work area in
-            # front of the robot, take the bottle again and pour there.
+            # table's far edge): as a person would, set the bottle down, bring the cup as near the work area in
+            # front of the robot as the table has room for, take the bottle again (a fresh grasp, often with
+            # more wrist roll left) and pour there.
             origin = self._origin.get(obj.name)
             weak_tilt = f.reason is FailureReason.POSTCONDITION and f.detail.startswith(f"{obj.name} tilted only")
             if (not (f.reason is FailureReason.UNREACHABLE or weak_tilt) or self.robot.held_object() != obj.name
@@ -1264,15 +1265,14 @@ class RuleBasedController:
             if not spots:
                 raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
-            self._put_down_at(obj, origin[:2])
+            self._put_back_near(obj, origin[:2])
             self._pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
             self._set_down_on_first(cup, spots)
             self._ensure_held(obj.name)
             self._pour_with_this_arm(obj, cup)
         origin = self._origin.get(obj.name)
-        if origin is not None:  # put the bottle back where it came from
-            self.robot.object_pose(obj.name)
-            self._put_down_at(obj, origin[:2])
+        if origin is not None:  # put the bottle back where it came from (else on a free spot next to it)
+            self._put_back_near(obj, origin[:2])
 
     def _pour_spots(self, cup: SceneObject, bottle: SceneObject) -> list[np.ndarray]:
         """Free table spots for `cup` (`aside_gap` around it) with room on one side for `bottle` held over its
@@ -1296,6 +1296,11 @@ class RuleBasedController:
                  and max(gap(c + side, bottle.radius), gap(c - side, bottle.radius)) >= m.aside_gap]
         spots.sort(key=lambda c: float(np.linalg.norm(c - work[:2])))
         return spots[: m.table_spot_tries]
+
+    def _put_back_near(self, obj: SceneObject, xy: np.ndarray) -> None:
+        """Put the held `obj` down at `xy`, or on the nearest free table spot the arm can lower it onto (the
+        hand holding it after a pour may meet a neighbour of the spot it came from)."""
+        self._set_down_on_first(obj, [np.asarray(xy)] + self._table_spots(obj, np.asarray(xy)))
 
     def _set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> None:
         """Put the held `obj` down on the first of `spots` the arm can lower it onto."""
