@@ -54,6 +54,14 @@ class PrimitiveFailure(Exception):
         self.reason = reason
         self.detail = detail
         self.blockers = tuple(dict.fromkeys(blockers))
+        self.ik_miss = False  # no IK solution from the seed tried: another posture may still reach the point
+
+    @classmethod
+    def no_ik(cls, what: str, point: np.ndarray, err: float, tolerance: float) -> "PrimitiveFailure":
+        failure = cls(FailureReason.UNREACHABLE, f"{what} {np.round(point, 3).tolist()}: IK residual "
+                                                 f"{err * 100:.1f} cm > {tolerance * 100:.1f} cm")
+        failure.ik_miss = True
+        return failure
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -221,6 +229,23 @@ class RuleBasedController:
                 self._put_back(self._require(blocker))
             return False
 
+    def _footprints(self, *exclude: str) -> list[tuple[np.ndarray, float]]:
+        """(table xy, footprint radius) of every object in the scene but `exclude`."""
+        return [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
+                if o.name not in exclude and self.robot.object_pose(o.name) is not None]
+
+    @staticmethod
+    def _edge_gap(c: np.ndarray, radius: float, footprints: list[tuple[np.ndarray, float]]) -> float:
+        """Free gap, edge to edge, between a footprint of `radius` at `c` and the nearest of `footprints`."""
+        return min((float(np.linalg.norm(c - p)) - r - radius for p, r in footprints), default=1.0)
+
+    @staticmethod
+    def _grid(zone: tuple, step: float) -> list[np.ndarray]:
+        """Table points `step` apart over the (x, y) box `zone`."""
+        lo, hi = np.array(zone[0]), np.array(zone[1])
+        return [np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, step)
+                for y in np.arange(lo[1], hi[1] + 1e-9, step)]
+
     def _put_back(self, obj: SceneObject) -> None:
         """Set the held `obj` down where it was picked from (that spot is free: it just left it) and stow the
         arm; letting go wherever the hand is, the last resort, would drop it from carry height."""
@@ -237,30 +262,24 @@ class RuleBasedController:
         in front of the main one (between the robot and the work), and at least `aside_min_move` from where
         `obj` stood, roomiest first."""
         m = self.cfg.motion
-        lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
-        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
-                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
+        middle = (np.array(m.table_zone[0]) + np.array(m.table_zone[1])) / 2
+        others = self._footprints(obj.name)
         keep_clear = [np.asarray(v[:2]) for k, v in self.regions.items() if k == "person"]
-        # Where it stood: held (picked to be set aside), where it was picked from.
-        pose = self.robot.object_pose(obj.name)
-        here = self._origin.get(obj.name) if self.robot.held_object() == obj.name else pose[0] if pose else None
-        here = None if here is None else np.asarray(here[:2])
+        origin = self._origin.get(obj.name)  # it is held: picked from here to be set aside
         scored = []
-        for x in np.arange(lo[0], hi[0] + 1e-9, m.table_spot_step):
-            for y in np.arange(lo[1], hi[1] + 1e-9, m.table_spot_step):
-                c = np.array([x, y])
-                if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
-                    continue
-                if x < work[0][0] and abs(y - work[0][1]) < m.aside_distance:  # in front of the main work point
-                    continue
-                if here is not None and np.linalg.norm(c - here) < m.aside_min_move:
-                    continue  # hardly moved: it would stand in the way as before
-                if any(np.linalg.norm(c - k) < obj.radius + m.aside_gap for k in keep_clear):
-                    continue
-                gap = min((float(np.linalg.norm(c - p)) - r - obj.radius for p, r in others), default=1.0)
-                if gap >= m.aside_gap:
-                    # Roomy spots first; among those, the ones nearest the middle of the zone (easy to reach).
-                    scored.append((round(min(gap, 2 * m.aside_gap), 2), float(np.linalg.norm(c - (lo + hi) / 2)), c))
+        for c in self._grid(m.table_zone, m.table_spot_step):
+            if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
+                continue
+            if c[0] < work[0][0] and abs(c[1] - work[0][1]) < m.aside_distance:  # in front of the main work point
+                continue
+            if origin is not None and np.linalg.norm(c - origin[:2]) < m.aside_min_move:
+                continue  # hardly moved: it would stand in the way as before
+            if any(np.linalg.norm(c - k) < obj.radius + m.aside_gap for k in keep_clear):
+                continue
+            gap = self._edge_gap(c, obj.radius, others)
+            if gap >= m.aside_gap:
+                # Roomy spots first; among those, the ones nearest the middle of the zone (easy to reach).
+                scored.append((round(min(gap, 2 * m.aside_gap), 2), float(np.linalg.norm(c - middle)), c))
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [c for _, _, c in scored[: m.table_spot_tries]]
 
@@ -269,20 +288,10 @@ class RuleBasedController:
         spots = self._aside_spots(obj, work)
         if not spots:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside")
-        failure: PrimitiveFailure | None = None
-        for spot in spots:
-            try:
-                self._put_down_at(obj, spot)
-            except PrimitiveFailure as f:
-                failure = failure or f
-                if self.robot.held_object() != obj.name:
-                    raise
-                continue
-            pose = self.robot.object_pose(obj.name)
-            if pose is None or pose[1][2, 2] < 0.7:
-                raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when set aside")
-            return
-        raise failure
+        self._set_down_on_first(obj, spots)
+        pose = self.robot.object_pose(obj.name)
+        if pose is None or pose[1][2, 2] < 0.7:
+            raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when set aside")
 
     # --- motion building blocks --------------------------------------------------------------------
     def _rotation(self) -> np.ndarray:
@@ -359,8 +368,7 @@ class RuleBasedController:
             q, err = self.robot.solve_ik(point, seed=seed, rotation=rot, orientation_cost=cost)
             if err <= self.cfg.ik.tolerance:
                 return [(q, point)]
-        raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(point, 3).tolist()}: IK residual "
-                               f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
+        raise PrimitiveFailure.no_ik(what, point, err, self.cfg.ik.tolerance)
 
     def _solve_segment(self, start: np.ndarray, end: np.ndarray, seed: dict[str, float] | None,
                        rot: np.ndarray, cost: float, what: str, final: bool,
@@ -373,8 +381,7 @@ class RuleBasedController:
         # Intermediate points may cut a corner a little; the end point must be reached.
         missed = err > self.cfg.ik.tolerance * (1 if final else 2)
         if missed and depth >= self.cfg.motion.max_bisections:
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what} {np.round(end, 3).tolist()}: IK residual "
-                                   f"{err * 100:.1f} cm > {self.cfg.ik.tolerance * 100:.1f} cm")
+            raise PrimitiveFailure.no_ik(what, end, err, self.cfg.ik.tolerance)
         base = seed if seed is not None else self.robot.joint_positions()
         jump = max((abs(v - base[k]) for k, v in q.items() if k in base), default=0.0)
         # A far posture change, or an IK that did not converge from a far seed: halve the segment (nearer
@@ -479,7 +486,7 @@ class RuleBasedController:
             self._held_cost = None
             raise
         self._held_cost = None
-        if failure.reason is FailureReason.UNREACHABLE and "IK residual" in failure.detail:
+        if failure.ik_miss:
             # Every straight line from this posture fails to solve: the arm may be wound up (chained solves
             # follow the current posture). Solve the end point afresh from the rest posture and change posture
             # in joint space, checked for clearance, if that reaches it.
@@ -839,25 +846,25 @@ class RuleBasedController:
         if self.robot.held_object() == obj.name:
             return None
         tried: set[tuple] = set()
-        fresh_start = True
-        attempt = 0
-        while attempt < self.cfg.motion.pick_attempts:
-            attempt += 1
+        fresh_start = True  # once per pick: see below
+        for attempt in range(1, self.cfg.motion.pick_attempts + 1):
             before = set(tried)
             try:
-                return self._pick_once(obj, arms, tried)
-            except PrimitiveFailure as f:
-                if fresh_start and self._twisted_out_of_reach(f):
+                try:
+                    return self._pick_once(obj, arms, tried)
+                except PrimitiveFailure as f:
+                    if not (fresh_start and self._twisted_out_of_reach(f)):
+                        raise
                     # Chained IK solves regularise toward the current posture: after a few far moves the arm can
                     # sit in a posture (torso turned, elbow wrapped) from which the next move does not solve.
-                    # Tuck it and plan the same grasp again from the rest posture, once per pick.
+                    # Tuck it and plan the same grasp again from the rest posture (not counted as an attempt).
                     fresh_start = False
                     log.info("pick %s: %s from the current arm posture; tucking the arm and trying again",
                              obj.name, f.detail)
                     self._stow(self.robot.arm)
                     tried.intersection_update(before)
-                    attempt -= 1
-                    continue
+                    return self._pick_once(obj, arms, tried)
+            except PrimitiveFailure as f:
                 # "no ... pose" : grasp selection itself found nothing left to try
                 if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
                         or f.detail.startswith("no ")):
@@ -872,8 +879,7 @@ class RuleBasedController:
     def _twisted_out_of_reach(self, f: PrimitiveFailure) -> bool:
         """A move of an empty hand failed for want of an IK solution while the arm is up at the table (not
         tucked): a fresh posture may reach what this one cannot."""
-        return (f.reason is FailureReason.UNREACHABLE and "IK residual" in f.detail
-                and self.robot.held_object() is None
+        return (f.ik_miss and self.robot.held_object() is None
                 and self.robot.hand_position()[0] > self.cfg.motion.stow_x + 0.02)
 
     def _back_off(self, obj: SceneObject) -> bool:
@@ -988,8 +994,7 @@ class RuleBasedController:
         """Free table points (every other object at least `beside_gap` away, edge to edge) within
         `table_spot_radius` of `near` and at least `min_dist` from it, nearest first."""
         m = self.cfg.motion
-        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
-                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
+        others = self._footprints(obj.name)
         r = np.arange(-m.table_spot_radius, m.table_spot_radius + 1e-9, m.table_spot_step)
         cands = [near + np.array([dx, dy]) for dx in r for dy in r]
         if min_dist > 0:  # beside: also the ring itself, so the closest spot is really next to it
@@ -1042,9 +1047,8 @@ class RuleBasedController:
         return out
 
     def _release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str],
-                       slack: float = 0.0, receptacle: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(palm point where the held object's bottom is just above the landing point, palm-minus-object
-        offset, landing point), after checking that the current arm can lower it there without touching
+                       slack: float = 0.0, receptacle: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(palm point where the held object's bottom is just above the landing point, landing point), after checking that the current arm can lower it there without touching
         anything else. The landing point is `goal`, else one shifted by `slack` toward each side (a neighbour
         may crowd one side of a bowl)."""
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
@@ -1073,7 +1077,7 @@ class RuleBasedController:
                     # The carry may re-posture to get there (see _transit): probe with a fresh posture too.
                     q_above = self._plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
                     self._plan_line(release, ignore, "lower", q_above, above)
-                    return release, hang, land
+                    return release, land
                 except PrimitiveFailure as f:
                     failure = failure or f
         raise failure
@@ -1106,21 +1110,14 @@ class RuleBasedController:
             ignore.add("table")  # putting it down on the table: the object's bottom meets the table
         slack = max(0.0, tol - self.cfg.motion.place_tolerance * 0.5)
         try:
-            release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+            release, goal = self._release_point(obj, goal, ignore, slack, receptacle)
         except PrimitiveFailure as first:
-            found_spot = False
-            for spot in self._spots[1:]:  # a free table spot this arm cannot lower onto: the next free one
-                try:
-                    release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]),
-                                                              ignore, slack)
-                    target_xy, found_spot = spot.copy(), True
-                    break
-                except PrimitiveFailure:
-                    continue
-            if not found_spot:
+            try:  # a free table spot this arm cannot lower onto: the next free one
+                release, goal, target_xy = self._next_table_spot(obj, self._spots[1:], ignore, slack, first)
+            except PrimitiveFailure:
                 if not self._hand_off(obj):
-                    raise first
-                release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+                    raise first from None
+                release, goal = self._release_point(obj, goal, ignore, slack, receptacle)
         spots = [s for s in self._spots if np.linalg.norm(s - target_xy) > 1e-6]
         # Into a container: the held object coming to rest on what is already in it stops the hand a little
         # short; letting go there still drops it into the container (checked below).
@@ -1138,10 +1135,10 @@ class RuleBasedController:
                     if handed or not self._hand_off(obj):
                         raise
                     handed = True
-                    release, hang, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+                    release, goal = self._release_point(obj, goal, ignore, slack, receptacle)
                     continue
                 # A table spot the arm cannot carry to at any cruise level: the next free spot, if any.
-                release, hang, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
+                release, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
                 continue
             try:
                 self._lower_onto(obj, release, goal, ignore, receptacle if into else None)
@@ -1152,7 +1149,7 @@ class RuleBasedController:
                 if receptacle is not None or not spots or "arm hit" in f.detail or self.robot.held_object() != obj.name:
                     raise
                 log.info("place %s: %s; trying the next free spot", obj.name, f.detail)
-                release, hang, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
+                release, goal, target_xy = self._next_table_spot(obj, spots, ignore, slack, f)
         self._check_held(obj.name)
         self.robot.release()                                                          # release
         self.robot.settle(self.cfg.motion.settle_s)
@@ -1169,15 +1166,14 @@ class RuleBasedController:
         return err
 
     def _next_table_spot(self, obj: SceneObject, spots: list[np.ndarray], ignore: set[str], slack: float,
-                         failure: PrimitiveFailure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(release, hang, landing point, spot) of the first of the remaining `spots` the arm can lower onto
+                         failure: PrimitiveFailure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(release, landing point, spot) of the first of the remaining `spots` the arm can lower onto
         (each tried is taken off the list); `failure` is raised when none is left."""
         while spots:
             spot = spots.pop(0)
             try:
-                release, hang, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]), ignore,
-                                                          slack)
-                return release, hang, goal, spot.copy()
+                release, goal = self._release_point(obj, np.array([spot[0], spot[1], self.table_z]), ignore, slack)
+                return release, goal, spot.copy()
             except PrimitiveFailure:
                 continue
         raise failure
@@ -1205,22 +1201,16 @@ class RuleBasedController:
         """Free table spots (`handoff_gap` clear of everything) where one arm can set `obj` down for the other:
         the roomiest in the hand-off zone (both arms reach it comfortably) first; on a crowded table also the
         free spots of the table zone, nearest the hand-off zone first."""
-        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
-                  if o.name != obj.name and self.robot.object_pose(o.name) is not None]
-        step = self.cfg.motion.table_spot_step
+        m = self.cfg.motion
+        others = self._footprints(obj.name)
 
         def gap(c: np.ndarray) -> float:
-            return min((float(np.linalg.norm(c - p)) - r - obj.radius for p, r in others), default=1.0)
+            return self._edge_gap(c, obj.radius, others)
 
-        def grid(zone: tuple) -> list[np.ndarray]:
-            lo, hi = np.array(zone[0]), np.array(zone[1])
-            return [np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, step / 2)
-                    for y in np.arange(lo[1], hi[1] + 1e-9, step / 2)]
-
-        m = self.cfg.motion
-        inner = sorted((c for c in grid(m.handoff_zone) if gap(c) >= m.handoff_gap), key=lambda c: -gap(c))
+        step = m.table_spot_step / 2
+        inner = sorted((c for c in self._grid(m.handoff_zone, step) if gap(c) >= m.handoff_gap), key=lambda c: -gap(c))
         centre = (np.array(m.handoff_zone[0]) + np.array(m.handoff_zone[1])) / 2
-        outer = sorted((c for c in grid(m.table_zone) if gap(c) >= m.handoff_gap),
+        outer = sorted((c for c in self._grid(m.table_zone, step) if gap(c) >= m.handoff_gap),
                        key=lambda c: float(np.linalg.norm(c - centre)))
         return (inner[:1] + outer)[: m.handoff_tries]
 
@@ -1230,21 +1220,21 @@ class RuleBasedController:
         other = [a for a in self.cfg.arms if a != self.robot.arm]
         if not other:
             return False
-        for spot in self._handoff_spots(obj):
-            log.info("handing %s over from the %s to the %s arm at %s", obj.name, self.robot.arm, other[0],
-                     np.round(spot, 3).tolist())
-            try:
-                self._put_down_at(obj, spot)
-            except PrimitiveFailure as f:
-                if self.robot.held_object() != obj.name:
-                    raise
-                log.info("could not put %s down there: %s", obj.name, f.detail)
-                continue
-            self.robot.settle(self.cfg.motion.settle_s)
-            # Only the other arm: by the object's side the rule would choose the same arm again.
-            self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
-            return True
-        return False
+        spots = self._handoff_spots(obj)
+        if not spots:
+            return False
+        log.info("handing %s over from the %s to the %s arm", obj.name, self.robot.arm, other[0])
+        try:
+            self._set_down_on_first(obj, spots)
+        except PrimitiveFailure as f:
+            if self.robot.held_object() != obj.name:
+                raise
+            log.info("could not put %s down for the hand-off: %s", obj.name, f.detail)
+            return False
+        self.robot.settle(self.cfg.motion.settle_s)
+        # Only the other arm: by the object's side the rule would choose the same arm again.
+        self._pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
+        return True
 
     def _pour(self, call: PrimitiveCall) -> None:
         obj = self._ensure_held(call.object)
@@ -1259,7 +1249,7 @@ class RuleBasedController:
             origin = self._origin.get(obj.name)
             weak_tilt = f.reason is FailureReason.POSTCONDITION and f.detail.startswith(f"{obj.name} tilted only")
             if (not (f.reason is FailureReason.UNREACHABLE or weak_tilt) or self.robot.held_object() != obj.name
-                    or origin is None or self._table_put_point() is None):
+                    or origin is None):
                 raise
             spots = self._pour_spots(cup, obj)
             if not spots:
@@ -1281,19 +1271,13 @@ class RuleBasedController:
         if work is None:
             return []
         m = self.cfg.motion
-        others = [(np.asarray(self.robot.object_pose(o.name)[0][:2]), o.radius) for o in self.objects()
-                  if o.name not in (cup.name, bottle.name) and self.robot.object_pose(o.name) is not None]
-        lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
-
-        def gap(c: np.ndarray, radius: float) -> float:
-            return min((float(np.linalg.norm(c - p)) - r - radius for p, r in others), default=1.0)
-
+        others = self._footprints(cup.name, bottle.name)
         # The pour holds the bottle beside the cup (left or right of it, as `_pour_with_this_arm` does).
         side = np.array([0.0, cup.radius + bottle.radius + 0.01])
-        spots = [c for c in (np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, m.table_spot_step)
-                             for y in np.arange(lo[1], hi[1] + 1e-9, m.table_spot_step))
-                 if gap(c, cup.radius) >= m.aside_gap
-                 and max(gap(c + side, bottle.radius), gap(c - side, bottle.radius)) >= m.aside_gap]
+        spots = [c for c in self._grid(m.table_zone, m.table_spot_step)
+                 if self._edge_gap(c, cup.radius, others) >= m.aside_gap
+                 and max(self._edge_gap(c + side, bottle.radius, others),
+                         self._edge_gap(c - side, bottle.radius, others)) >= m.aside_gap]
         spots.sort(key=lambda c: float(np.linalg.norm(c - work[:2])))
         return spots[: m.table_spot_tries]
 

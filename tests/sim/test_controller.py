@@ -200,8 +200,9 @@ def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
 
 def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh():
     """Seeded layout 1015: the orange cup stands at the table's left edge, where the arm holding the bottle
-    cannot hold it beside the cup with its wrist free to roll. The pour sets the bottle down, moves the cup as
-    near the work area as the crowded table has room for, grasps the bottle afresh and pours (the tilt is
+    cannot hold it beside the cup with its wrist free to roll. The pour sets the bottle down, sets the cup down
+    again as near the work area as the crowded table has room for (here hardly nearer), grasps the bottle
+    afresh and pours (the tilt is
     checked by the primitive); the bottle ends up back where it stood (or next to it) and nothing falls over.
     Without that recovery the first pour attempt fails."""
     robot = make_robot("sim_g1", seed=1015)
