@@ -15,6 +15,15 @@ ARM_JOINTS = {
     for side in ("left", "right")
 }
 WAIST_JOINTS = ["waist_yaw_joint", "waist_roll_joint", "waist_pitch_joint"]
+# Self-collision the planner avoids: an arm below the shoulder against the trunk (the position servos cannot
+# push through it, so a posture that needs it is never reached and the arm presses on where it stopped).
+TRUNK_BODIES = ("pelvis", "torso_link")
+ARM_LINK_KEYS = ("shoulder_roll", "shoulder_yaw", "elbow", "wrist", "hand")
+
+
+def is_arm_link(body: str, side: str) -> bool:
+    """True for `side`'s arm bodies from the shoulder roll link outward (the pitch link sits on the torso)."""
+    return body.startswith(f"{side}_") and any(k in body for k in ARM_LINK_KEYS)
 LEG_JOINTS = [f"{s}_{j}_joint" for s in ("left", "right")
               for j in ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")]
 # The 29 body joints in Unitree's motor order (unitree_hg LowCmd motor_cmd[0..28]).

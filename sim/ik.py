@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 
 from memora_core.robot.robot import IKConfig
-from sim.g1 import ARM_JOINTS, PALM_SITE, WAIST_JOINTS, load_g1_spec
+from sim.g1 import ARM_JOINTS, PALM_SITE, TRUNK_BODIES, WAIST_JOINTS, is_arm_link, load_g1_spec
 
 
 @functools.lru_cache(maxsize=4)
@@ -29,9 +29,11 @@ def _arm_model(side: str, range_margin: float) -> mujoco.MjModel:
     for joint in list(spec.joints):
         if joint.name not in keep:
             spec.delete(joint)
-    for geom in spec.geoms:  # kinematics only: no contacts to compute
-        geom.contype = 0
-        geom.conaffinity = 0
+    for geom in spec.geoms:  # kinematics only: no contacts to compute (the self-collision limit keeps its own)
+        body = geom.parent.name
+        if not (geom.contype and (body in TRUNK_BODIES or is_arm_link(body, side))):
+            geom.contype = 0
+            geom.conaffinity = 0
     model = spec.compile()
     for name in keep:
         model.jnt_range[model.joint(name).id] += (range_margin, -range_margin)
@@ -55,8 +57,24 @@ class ArmIK:
                                     orientation_cost=cfg.orientation_cost, lm_damping=1e-3)
         self.posture = mink.PostureTask(self.model, cost=cfg.posture_cost)
         self.limits = [mink.ConfigurationLimit(self.model)]
+        if cfg.self_clearance is not None:
+            # Keep the arm off the trunk while solving: without it a solve can fold the upper arm into the
+            # torso, a posture the servos never reach (the palm then ends centimetres from its target).
+            self.limits.append(mink.CollisionAvoidanceLimit(
+                self.model, [(self._collision_geoms(lambda b: is_arm_link(b, side)),
+                              self._collision_geoms(lambda b: b in TRUNK_BODIES))],
+                minimum_distance_from_collisions=cfg.self_clearance,
+                collision_detection_distance=cfg.self_clearance + cfg.self_detection))
+        if cfg.max_step is not None:
+            # The keep-out is a linearised bound on how fast the arm nears the trunk: one iteration turning a
+            # joint by a radian jumps the upper arm into the torso between two checks.
+            self.limits.append(mink.VelocityLimit(self.model, {j: cfg.max_step / cfg.dt for j in self.joints}))
         # Fingers forward, palm facing the body's midline: the G1 hand's rest orientation.
         self.rotation = mink.SO3.identity()
+
+    def _collision_geoms(self, keep) -> list[int]:
+        m = self.model
+        return [g for g in range(m.ngeom) if m.geom_contype[g] and keep(m.body(m.geom_bodyid[g]).name)]
 
     def _reduced(self, qpos: np.ndarray) -> np.ndarray:
         q = self.model.qpos0.copy()
@@ -76,24 +94,29 @@ class ArmIK:
         """Joint targets for the arm + waist putting the palm at `target` (world), optionally with the palm
         frame's orientation `rotation` (3x3, world) weighted by `orientation_cost`, starting from the
         full-model `qpos`. Returns (joints, position residual in m)."""
-        cfg = self.configuration
         rot = mink.SO3.from_matrix(np.asarray(rotation, float)) if rotation is not None else self.rotation
         self.frame.set_orientation_cost(self.cfg.orientation_cost if orientation_cost is None else orientation_cost)
         q0 = self._reduced(qpos)
-        cfg.update(q0)
         self.posture.set_target(q0.copy())
         target = np.asarray(target, float)
         self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, target))
+        err = self._iterate(q0, target, self.limits)
+        q = {j: float(self.configuration.q[a]) for j, a in zip(self.joints, self._dst)}
+        return q, err
+
+    def _iterate(self, q0: np.ndarray, target: np.ndarray, limits: list) -> float:
+        """Run the QP from `q0` toward the frame target; the palm's remaining position error (m)."""
+        cfg = self.configuration
+        cfg.update(q0)
         err = np.inf
         for _ in range(self.cfg.iterations):
             try:
                 vel = mink.solve_ik(cfg, [self.frame, self.posture], self.cfg.dt, "daqp",
-                                    damping=1e-3, limits=self.limits)
+                                    damping=1e-3, limits=limits)
             except mink.NoSolutionFound:
                 break  # report the residual reached so far; the caller decides it is unreachable
             cfg.integrate_inplace(vel, self.cfg.dt)
             err = float(np.linalg.norm(cfg.data.site(self.site).xpos - target))
             if err < self.cfg.tolerance * 0.3:
                 break
-        q = {j: float(cfg.q[a]) for j, a in zip(self.joints, self._dst)}
-        return q, err
+        return err

@@ -79,6 +79,12 @@ class JointLimits:
             if speed > self.config.max_velocity + 1e-9:
                 raise LimitViolation(f"{name}: {speed:.2f} rad/s (peak) exceeds {self.config.max_velocity:.2f} rad/s")
 
+    def clip(self, joints: dict[str, float]) -> dict[str, float]:
+        """`joints` moved into the commandable ranges (a measured posture may rest a hair past a margin)."""
+        m = self.config.position_margin
+        return {k: min(max(v, self.ranges[k][0] + m), self.ranges[k][1] - m) if k in self.ranges else v
+                for k, v in joints.items()}
+
     def check_workspace(self, point) -> None:
         if not self.config.workspace.contains(point):
             raise LimitViolation(f"hand target {tuple(round(float(v), 3) for v in point)} is outside the "

@@ -32,6 +32,9 @@ class IKConfig(_Cfg):
     dt: float = Field(gt=0)
     posture_cost: float = Field(ge=0)
     orientation_cost: float = Field(ge=0)
+    self_clearance: float | None = None      # m the arm keeps from the trunk while solving (None: not checked)
+    self_detection: float = Field(default=0.03, gt=0)  # m beyond that at which the solver starts to care
+    max_step: float | None = Field(default=None, gt=0)  # rad a joint may move per iteration (None: unbounded)
 
 
 class GraspPose(_Cfg):
@@ -277,6 +280,12 @@ class Robot(ABC):
 
     @abstractmethod
     def held_object(self) -> str | None: ...
+
+    def hold_position(self) -> None:
+        """Make the servo targets the measured posture: after a move stopped short against something, the
+        targets still lie inside it, and the next move would start from there (pressing and sliding the
+        hand along what stopped it) instead of from where the arm is."""
+        self.command(self.joint_positions())
 
     @abstractmethod
     def settle(self, seconds: float) -> None:

@@ -1,0 +1,81 @@
+"""Arm-level motion on real MuJoCo: the IK keeps the arm off the trunk, a stopped move stops pushing, and
+joint-space moves start inside the commandable ranges."""
+import mujoco
+import numpy as np
+import pytest
+
+from memora_core.robot import make_robot
+from memora_core.robot.limits import JointLimits, LimitsConfig, WorkspaceBox
+from sim.g1 import TRUNK_BODIES, is_arm_link
+
+pytestmark = pytest.mark.sim
+
+# Palm targets in front of the chest (and across it) for the right hand: reachable, but an unconstrained
+# solve folds the upper arm into the torso for most of them.
+NEAR_CHEST = [(0.18, 0.09, 0.93), (0.17, 0.0, 1.1), (0.13, 0.04, 1.06), (0.21, 0.0, 1.04), (0.16, 0.1, 1.02),
+              (0.13, 0.01, 0.97), (0.19, 0.04, 0.95), (0.23, 0.1, 1.03)]
+
+
+def _trunk_distance(robot, joints: dict[str, float]) -> float:
+    """Smallest signed distance (m) between the right arm's collision geoms and the trunk's at `joints`."""
+    m = robot.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = robot._qpos_with(joints)
+    mujoco.mj_kinematics(m, d)
+    arm = [g for g in range(m.ngeom) if m.geom_contype[g] and is_arm_link(m.body(m.geom_bodyid[g]).name, "right")]
+    trunk = [g for g in range(m.ngeom) if m.geom_contype[g] and m.body(m.geom_bodyid[g]).name in TRUNK_BODIES]
+    return min(mujoco.mj_geomDistance(m, d, a, t, 0.2, None) for a in arm for t in trunk)
+
+
+def test_ik_keeps_the_arm_off_the_torso():
+    robot = make_robot("sim_g1", seed=1)
+    robot.use_arm("right")
+    ik = robot.iks["right"]
+    keep_out = [type(lim).__name__ for lim in ik.limits]
+    assert "CollisionAvoidanceLimit" in keep_out and "VelocityLimit" in keep_out
+    with_limit, without = [], []
+    for target in NEAR_CHEST:
+        q, err = robot.solve_ik(np.array(target))
+        assert err < robot.config.ik.tolerance, target  # still reached
+        with_limit.append(_trunk_distance(robot, q))
+        saved, ik.limits = ik.limits, ik.limits[:1]  # joint ranges only
+        try:
+            q_free, _ = robot.solve_ik(np.array(target))
+        finally:
+            ik.limits = saved
+        without.append(_trunk_distance(robot, q_free))
+    # The targets do call for the keep-out: unconstrained, the upper arm sinks centimetres into the torso.
+    assert sum(d < -0.01 for d in without) >= len(NEAR_CHEST) // 2, without
+    # With it, no solution presses the arm more than a centimetre into the trunk (the keep-out is a linearised
+    # bound per solver step, not an exact constraint), and most keep clear of it.
+    print("trunk distance with / without the keep-out (cm):",
+          [round(d * 100, 1) for d in with_limit], [round(d * 100, 1) for d in without])
+    assert min(with_limit) > -0.015, with_limit
+    assert sum(d > -0.002 for d in with_limit) >= len(NEAR_CHEST) - 2, with_limit
+
+
+def test_hold_position_stops_pushing_against_what_stopped_the_arm():
+    robot = make_robot("sim_g1", seed=1)
+    robot.use_arm("right")
+    table_top = robot.scene.table.height
+    hand = robot.hand_position()
+    # A palm target below the table top: the arm ends against the table, its servo targets inside it.
+    q, _ = robot.solve_ik(np.array([0.35, hand[1], table_top - 0.08]))
+    robot.command(q, 2.0)
+    ctrl = {n: float(robot.data.ctrl[robot.model.actuator(n).id]) for n in q}
+    measured = robot.joint_positions()
+    assert max(abs(ctrl[n] - measured[n]) for n in q) > 0.05  # pressing: commanded and measured differ
+    robot.hold_position()
+    robot.settle(0.5)
+    ctrl = {n: float(robot.data.ctrl[robot.model.actuator(n).id]) for n in q}
+    after = robot.joint_positions()
+    assert max(abs(ctrl[n] - measured[n]) for n in q) < 0.01  # the targets are where the arm was
+    assert max(abs(after[n] - measured[n]) for n in q) < 0.05  # and it stays there
+
+
+def test_clip_moves_a_posture_into_the_commandable_ranges():
+    limits = JointLimits({"a": (-1.0, 1.0), "b": (0.0, 2.0)},
+                         LimitsConfig(position_margin=0.05, workspace=WorkspaceBox(min=(0, 0, 0), max=(1, 1, 1))))
+    clipped = limits.clip({"a": 1.2, "b": 0.5, "c": 9.0})
+    assert clipped == {"a": 0.95, "b": 0.5, "c": 9.0}
+    limits.check(clipped, {"a": clipped["a"], "b": clipped["b"]}, 1.0)  # commandable
