@@ -136,9 +136,6 @@ class SimRobot(Robot):
             held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
         return self._check.touching(self._qpos_with(target), ignore, held, margin)
 
-    def hold_position(self) -> None:
-        self._set_ctrl_from_qpos()
-
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         m, d = self.model, self.data
         ids = np.array([m.actuator(n).id for n in target])

@@ -322,14 +322,12 @@ class RuleBasedController:
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
                    start: dict[str, float] | None = None, start_xyz: np.ndarray | None = None,
                    touch_at_end: set[str] = frozenset(), bisect: bool = True,
-                   margin: float | None = None, fresh: bool = False,
-                   from_current: bool = True) -> list[dict[str, float]]:
+                   margin: float | None = None, fresh: bool = False) -> list[dict[str, float]]:
         """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
         (`touch_at_end`: objects only the last waypoint may touch, e.g. the one being grasped; `bisect`:
         add waypoints where neighbouring postures differ much — off only for the rough move out of the tuck,
         whose far-apart postures lie behind the table's edge; `fresh`: a probe of a posture the arm will change
-        to in joint space — its first point may also be solved from the rest posture; `from_current=False`: only
-        from the rest posture).
+        to in joint space — its first point may also be solved from the rest posture).
         Raises PrimitiveFailure (unreachable / collision) before anything moves."""
         point = np.asarray(point, float)
         try:
@@ -349,7 +347,7 @@ class RuleBasedController:
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
             depth = 0 if bisect else self.cfg.motion.max_bisections
-            segment = (self._solve_fresh(p, rot, cost, what, from_current) if fresh and seed is None and i == 1 else
+            segment = (self._solve_fresh(p, rot, cost, what) if fresh and seed is None and i == 1 else
                        self._solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth))
             for q, sub in segment:
                 hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()), margin)
@@ -361,12 +359,12 @@ class RuleBasedController:
             prev = p
         return path
 
-    def _solve_fresh(self, point: np.ndarray, rot: np.ndarray, cost: float, what: str,
-                     from_current: bool = True) -> list[tuple[dict[str, float], np.ndarray]]:
-        """A posture for `point` alone: solved from the current one (unless `from_current` is False), else from
-        the rest posture (chained solves can wind the arm up — torso turned far, elbow wrapped — so that the
-        current posture is a seed from which a far point does not converge)."""
-        for seed in ([None] if from_current else []) + [self._rest_posture(self.robot.arm)]:
+    def _solve_fresh(self, point: np.ndarray, rot: np.ndarray, cost: float,
+                     what: str) -> list[tuple[dict[str, float], np.ndarray]]:
+        """A posture for `point` alone: solved from the current one, else from the rest posture (chained
+        solves can wind the arm up — torso turned far, elbow wrapped — so that the current posture is a seed
+        from which a far point does not converge)."""
+        for seed in (None, self._rest_posture(self.robot.arm)):
             q, err = self.robot.solve_ik(point, seed=seed, rotation=rot, orientation_cost=cost)
             if err <= self.cfg.ik.tolerance:
                 return [(q, point)]
@@ -411,18 +409,15 @@ class RuleBasedController:
         if report.stopped_by_estop:
             raise EStopActive("e-stop engaged during motion")
         hits = set(report.collisions) - ignore
-        gap = float(np.linalg.norm(self.robot.hand_position() - point))
-        short = gap > 3 * self.cfg.ik.tolerance
-        if hits or short:
-            # Whatever stopped or met the arm, its servo targets lie where it did not get: the next move starts
-            # from where it is.
-            self.robot.hold_position()
         if hits:
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: arm hit {', '.join(sorted(hits))}",
                                    self._movable(sorted(hits)))
-        if short and not exact:
-            log.debug("%s: palm %.1f cm short (nothing hit); continuing from there", what, gap * 100)
-        elif short:  # IK said yes but the arm did not get there: something blocks it
+        gap = float(np.linalg.norm(self.robot.hand_position() - point))
+        if not exact:
+            if gap > 3 * self.cfg.ik.tolerance:
+                log.debug("%s: palm %.1f cm short (nothing hit); continuing from there", what, gap * 100)
+            return
+        if gap > 3 * self.cfg.ik.tolerance:  # IK said yes but the arm did not get there: something blocks it
             raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short")
 
     def _transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0) -> None:
@@ -512,19 +507,16 @@ class RuleBasedController:
         rest.update({j: 0.0 for j in joints if j.startswith(arm) and j not in rest and "hand" not in j})
         return rest
 
-    def _reposture(self, point: np.ndarray, ignore: set[str], what: str, from_current: bool = True) -> None:
+    def _reposture(self, point: np.ndarray, ignore: set[str], what: str) -> None:
         """Put the palm at `point` with a posture solved for that point alone (not chained along a line), reached
-        by a clearance-checked joint-space move (`from_current=False`: solved from the rest posture only, to
-        unwind the arm where it stands)."""
+        by a clearance-checked joint-space move."""
         rot, cost = self._rotation(), self._pose.orientation_cost
         if self._held_rot is not None and self.robot.held_object() is not None:
-            # A carry out of reach may turn the hand; unwinding in place keeps it as it holds the object now.
-            rot, cost = ((self._held_rot, self.cfg.motion.relaxed_held_orientation_cost) if from_current else
-                         (self.robot.hand_rotation(), self.cfg.motion.held_orientation_cost))
-        [(q, _)] = self._solve_fresh(point, rot, cost, what, from_current)
+            rot, cost = self._held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        [(q, _)] = self._solve_fresh(point, rot, cost, what)
         log.debug("%s: re-posturing in joint space to reach %s", what, np.round(point, 3).tolist())
-        # The palm does not move straight in joint space: on the way only the end posture may come as close
-        # to what `ignore` names (the cup poured into) as a straight approach would.
+        # The palm does not move straight in joint space: on the way only the end posture may come as close to
+        # what `ignore` names (the cup poured into) as a straight approach would.
         path = self._joint_line(q, set(), what, end_ignore=ignore)
         self._follow(path, point, ignore, what)
         if self.robot.held_object() is not None and self._held_rot is not None:
@@ -1026,16 +1018,7 @@ class RuleBasedController:
     def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
         """Lower the held object to `point`; into `container`, stopping short on its contents is fine."""
         try:
-            try:
-                self._go(point, ignore, "lower")
-            except PrimitiveFailure as f:
-                if not f.ik_miss:
-                    raise
-                # The carry here left the arm wound up (its chained posture does not solve the way down, though
-                # the release point was probed fresh): unwind it where it is, then lower.
-                log.info("lowering %s: %s; re-posturing the arm in place", held, f.detail)
-                self._reposture(self.robot.hand_position(), ignore, "lower", from_current=False)
-                self._go(point, ignore, "lower")
+            self._go(point, ignore, "lower")
         except PrimitiveFailure as f:
             if not (container and f.detail.startswith("lower: hand blocked") and self._over(container, held)):
                 raise
@@ -1097,17 +1080,13 @@ class RuleBasedController:
             release = land + np.array([0, 0, obj.half_height + self.cfg.motion.release_gap]) + hang
             for z in self._cruise_levels():
                 above = np.array([release[0], release[1], z])
-                # The carry may re-posture to get there (see _transit), and the lowering unwinds the arm above
-                # the spot when its posture does not solve the way down (_lower): probe with a posture
-                # solved for the point above alone, from the current one, else from the rest posture.
-                for from_current in (True, False):
-                    try:
-                        q_above = self._plan_line(above, ignore, "carry", start_xyz=above, fresh=True,
-                                                  from_current=from_current)[-1]
-                        self._plan_line(release, ignore, "lower", q_above, above)
-                        return release, land
-                    except PrimitiveFailure as f:
-                        failure = failure or f
+                try:
+                    # The carry may re-posture to get there (see _transit): probe with a fresh posture too.
+                    q_above = self._plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
+                    self._plan_line(release, ignore, "lower", q_above, above)
+                    return release, land
+                except PrimitiveFailure as f:
+                    failure = failure or f
         raise failure
 
     def _cruise_levels(self) -> list[float]:

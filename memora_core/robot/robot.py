@@ -281,12 +281,6 @@ class Robot(ABC):
     @abstractmethod
     def held_object(self) -> str | None: ...
 
-    def hold_position(self) -> None:
-        """Make the servo targets the measured posture: after a move stopped short against something, the
-        targets still lie inside it, and the next move would start from there (pressing and sliding the
-        hand along what stopped it) instead of from where the arm is."""
-        self.command(self.joint_positions())
-
     @abstractmethod
     def settle(self, seconds: float) -> None:
         """Let time pass without new commands (physics runs in sim; waits on hardware)."""

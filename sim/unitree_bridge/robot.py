@@ -222,11 +222,8 @@ class UnitreeG1Robot(Robot):
         q = self.joint_positions()
         return all(abs(q[n] - v) < tol for n, v in target.items())
 
-    def hold_position(self) -> None:
-        self._hold_measured()
-
     def _hold_measured(self) -> None:
-        """E-stop, or a move stopped short: command the measured joint positions (clipped into range) so the arm stops where it is."""
+        """E-stop: command the measured joint positions (clipped into range) so the arm stops where it is."""
         q = self.joint_positions()
         margin = self.config.limits.position_margin
         held = {n: float(np.clip(v, lo + margin, hi - margin)) for n, v in q.items()
