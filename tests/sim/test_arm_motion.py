@@ -62,3 +62,22 @@ def test_clip_moves_a_posture_into_the_commandable_ranges():
     clipped = limits.clip({"a": 1.2, "b": 0.5, "c": 9.0})
     assert clipped == {"a": 0.95, "b": 0.5, "c": 9.0}
     limits.check(clipped, {"a": clipped["a"], "b": clipped["b"]}, 1.0)  # commandable
+
+
+def test_a_joint_space_move_starts_inside_the_ranges_when_a_joint_rests_past_its_margin():
+    """A joint that physics left a hair past the commandable margin (a posture solved at the edge of its range,
+    an arm pressed against something): a joint-space line from there to a goal at that edge must still be
+    commandable (it once raised a LimitViolation mid-task)."""
+    from memora_core.robot.controller import RuleBasedController
+
+    robot = make_robot("sim_g1", seed=1)
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+    lo, hi = robot.limits.ranges["waist_pitch_joint"]
+    margin = robot.config.limits.position_margin
+    robot.data.qpos[robot.model.joint("waist_pitch_joint").qposadr[0]] = hi - margin / 3
+    mujoco.mj_forward(robot.model, robot.data)
+    goal = {**ctl._rest_posture("right"), "waist_pitch_joint": hi - margin, "right_elbow_joint": 0.5}
+    path = ctl._joint_line(goal, {"table"}, "tuck")
+    assert len(path) > 1
+    assert all(lo + margin <= q["waist_pitch_joint"] <= hi - margin for q in path)
+    robot.command_path(path, 2.0)  # limit-checked: raises LimitViolation if a waypoint is out of range
