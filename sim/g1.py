@@ -15,15 +15,10 @@ ARM_JOINTS = {
     for side in ("left", "right")
 }
 WAIST_JOINTS = ["waist_yaw_joint", "waist_roll_joint", "waist_pitch_joint"]
-# Self-collision the planner avoids: an arm below the shoulder against the trunk (the position servos cannot
-# push through it, so a posture that needs it is never reached and the arm presses on where it stopped).
+# Self-collision the IK keep-out avoids (ik.self_clearance): an arm from the shoulder roll link outward against
+# the trunk (the position servos cannot push through it, so a posture that needs it is never reached).
 TRUNK_BODIES = ("pelvis", "torso_link")
 ARM_LINK_KEYS = ("shoulder_roll", "shoulder_yaw", "elbow", "wrist", "hand")
-
-
-def is_arm_link(body: str, side: str) -> bool:
-    """True for `side`'s arm bodies from the shoulder roll link outward (the pitch link sits on the torso)."""
-    return body.startswith(f"{side}_") and any(k in body for k in ARM_LINK_KEYS)
 LEG_JOINTS = [f"{s}_{j}_joint" for s in ("left", "right")
               for j in ("hip_pitch", "hip_roll", "hip_yaw", "knee", "ankle_pitch", "ankle_roll")]
 # The 29 body joints in Unitree's motor order (unitree_hg LowCmd motor_cmd[0..28]).
@@ -61,3 +56,8 @@ def load_g1_spec(with_hands: bool = True) -> mujoco.MjSpec:
 
 def load_g1_model() -> mujoco.MjModel:
     return load_g1_spec().compile()
+
+
+def is_arm_link(body: str, side: str) -> bool:
+    """True for `side`'s arm bodies from the shoulder roll link outward (the pitch link sits on the torso)."""
+    return body.startswith(f"{side}_") and any(k in body for k in ARM_LINK_KEYS)

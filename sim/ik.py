@@ -100,23 +100,18 @@ class ArmIK:
         self.posture.set_target(q0.copy())
         target = np.asarray(target, float)
         self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, target))
-        err = self._iterate(q0, target, self.limits)
-        q = {j: float(self.configuration.q[a]) for j, a in zip(self.joints, self._dst)}
-        return q, err
-
-    def _iterate(self, q0: np.ndarray, target: np.ndarray, limits: list) -> float:
-        """Run the QP from `q0` toward the frame target; the palm's remaining position error (m)."""
         cfg = self.configuration
         cfg.update(q0)
         err = np.inf
         for _ in range(self.cfg.iterations):
             try:
                 vel = mink.solve_ik(cfg, [self.frame, self.posture], self.cfg.dt, "daqp",
-                                    damping=1e-3, limits=limits)
+                                    damping=1e-3, limits=self.limits)
             except mink.NoSolutionFound:
                 break  # report the residual reached so far; the caller decides it is unreachable
             cfg.integrate_inplace(vel, self.cfg.dt)
             err = float(np.linalg.norm(cfg.data.site(self.site).xpos - target))
             if err < self.cfg.tolerance * 0.3:
                 break
-        return err
+        q = {j: float(cfg.q[a]) for j, a in zip(self.joints, self._dst)}
+        return q, err

@@ -561,7 +561,7 @@ class RuleBasedController:
                          what: str, end_ignore: set[str] | None = None) -> list[dict[str, float]]:
         # From the measured posture moved into the commandable ranges: a joint the last move pressed against its
         # stop would put the line's first waypoints out of range.
-        now = {**now, **self.robot.limits.clip({k: now[k] for k in goal})}
+        now = self.robot.limits.clip({k: now[k] for k in goal})
         span = max(abs(v - now[k]) for k, v in goal.items())
         n = max(1, int(np.ceil(span / self.cfg.motion.joint_step)))
         path = []
