@@ -57,12 +57,14 @@ class ArmIK:
                                     orientation_cost=cfg.orientation_cost, lm_damping=1e-3)
         self.posture = mink.PostureTask(self.model, cost=cfg.posture_cost)
         self.limits = [mink.ConfigurationLimit(self.model)]
+        arm_geoms = self._collision_geoms(lambda b: is_arm_link(b, side))
+        trunk_geoms = self._collision_geoms(lambda b: b in TRUNK_BODIES)
+        self._self_pairs = [(a, t) for a in arm_geoms for t in trunk_geoms]
         if cfg.self_clearance is not None:
             # Keep the arm off the trunk while solving: without it a solve can fold the upper arm into the
             # torso, a posture the servos never reach (the palm then ends centimetres from its target).
             self.limits.append(mink.CollisionAvoidanceLimit(
-                self.model, [(self._collision_geoms(lambda b: is_arm_link(b, side)),
-                              self._collision_geoms(lambda b: b in TRUNK_BODIES))],
+                self.model, [(arm_geoms, trunk_geoms)],
                 minimum_distance_from_collisions=cfg.self_clearance,
                 collision_detection_distance=cfg.self_clearance + cfg.self_detection))
         if cfg.max_step is not None:
@@ -115,3 +117,11 @@ class ArmIK:
                 break
         q = {j: float(cfg.q[a]) for j, a in zip(self.joints, self._dst)}
         return q, err
+
+    def trunk_distance(self, qpos: np.ndarray) -> float:
+        """Signed distance (m, negative: overlap) between this arm's links and the torso/pelvis at the full-model
+        `qpos`, over the same collision geoms physics uses."""
+        self.configuration.update(self._reduced(qpos))
+        m, d = self.model, self.configuration.data
+        far = 1.0  # only overlaps and near misses matter: GJK stops looking beyond this
+        return min((mujoco.mj_geomDistance(m, d, a, t, far, None) for a, t in self._self_pairs), default=far)

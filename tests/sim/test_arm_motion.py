@@ -6,7 +6,6 @@ import pytest
 
 from memora_core.robot import load_robot_config, make_robot
 from memora_core.robot.limits import JointLimits, LimitsConfig, WorkspaceBox
-from sim.g1 import TRUNK_BODIES, is_arm_link
 
 pytestmark = pytest.mark.sim
 
@@ -14,17 +13,6 @@ pytestmark = pytest.mark.sim
 # solve folds the upper arm into the torso for most of them.
 NEAR_CHEST = [(0.18, 0.09, 0.93), (0.17, 0.0, 1.1), (0.13, 0.04, 1.06), (0.21, 0.0, 1.04), (0.16, 0.1, 1.02),
               (0.13, 0.01, 0.97), (0.19, 0.04, 0.95), (0.23, 0.1, 1.03)]
-
-
-def _trunk_distance(robot, joints: dict[str, float]) -> float:
-    """Smallest signed distance (m) between the right arm's collision geoms and the trunk's at `joints`."""
-    m = robot.model
-    d = mujoco.MjData(m)
-    d.qpos[:] = robot._qpos_with(joints)
-    mujoco.mj_kinematics(m, d)
-    arm = [g for g in range(m.ngeom) if m.geom_contype[g] and is_arm_link(m.body(m.geom_bodyid[g]).name, "right")]
-    trunk = [g for g in range(m.ngeom) if m.geom_contype[g] and m.body(m.geom_bodyid[g]).name in TRUNK_BODIES]
-    return min(mujoco.mj_geomDistance(m, d, a, t, 0.2, None) for a in arm for t in trunk)
 
 
 def test_ik_keeps_the_arm_off_the_torso():
@@ -39,13 +27,13 @@ def test_ik_keeps_the_arm_off_the_torso():
     for target in NEAR_CHEST:
         q, err = robot.solve_ik(np.array(target))
         assert err < robot.config.ik.tolerance, target  # still reached
-        with_limit.append(_trunk_distance(robot, q))
+        with_limit.append(ik.trunk_distance(robot._qpos_with(q)))
         saved, ik.limits = ik.limits, ik.limits[:1]  # joint ranges only
         try:
             q_free, _ = robot.solve_ik(np.array(target))
         finally:
             ik.limits = saved
-        without.append(_trunk_distance(robot, q_free))
+        without.append(ik.trunk_distance(robot._qpos_with(q_free)))
     # The targets do call for the keep-out: unconstrained, the upper arm sinks centimetres into the torso.
     assert sum(d < -0.01 for d in without) >= len(NEAR_CHEST) // 2, without
     # With it, no solution presses the arm more than a centimetre into the trunk (the keep-out is a linearised
