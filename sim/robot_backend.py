@@ -89,16 +89,16 @@ class SimRobot(Robot):
                 for a in range(m.nu)}
 
     def scene_objects(self) -> list[SceneObject]:
-        out = []
-        for name in self.layout.poses:
-            spec = self.scene.object(name)
-            pos = self.data.xpos[self._object_body[name]]
-            out.append(SceneObject(name=spec.name, category=spec.category, colour=spec.colour,
-                                   material=spec.material, label=spec.label, aliases=spec.aliases,
-                                   container=spec.container, half_height=spec.half_height,
-                                   radius=spec.footprint_radius, position=tuple(float(v) for v in pos),
-                                   extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None))
-        return out
+        return [self._scene_object(name) for name in self.layout.poses]
+
+    def _scene_object(self, name: str) -> SceneObject:
+        spec = self.scene.object(name)
+        pos = self.data.xpos[self._object_body[name]]
+        return SceneObject(name=spec.name, category=spec.category, colour=spec.colour,
+                           material=spec.material, label=spec.label, aliases=spec.aliases,
+                           container=spec.container, half_height=spec.half_height,
+                           radius=spec.footprint_radius, position=tuple(float(v) for v in pos),
+                           extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None)
 
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         body = self._object_body.get(name)
@@ -196,7 +196,10 @@ class SimRobot(Robot):
         pose = self.object_pose(name)
         if pose is None or self._held is not None:
             return False
-        top = pose[0] + pose[1] @ np.array([0, 0, self.scene.object(name).half_height])
+        obj = self._scene_object(name)
+        # The centre of its top face: a standing object's own top, or the upper face of a box lying on a side.
+        top = (pose[0] + pose[1] @ np.array([0, 0, obj.half_height]) if obj.upright(pose[1])
+               else pose[0] + np.array([0, 0, obj.half_up(pose[1])]))
         reach = self.config.grasp.radius + self.config.grasp.clearance
         if finger_reach > 0 and self._fingers_touch(name):
             reach += finger_reach  # the fingertips, not the palm, are on the object: they close on it

@@ -111,6 +111,7 @@ class RuleBasedController:
         self._held_rot: np.ndarray | None = None  # palm orientation at the grasp of the held object
         self._grasping: str | None = None          # the object the current descent goes for
         self._held_cost: float | None = None       # a carry's relaxed weight on the held hand orientation
+        self._lying: set[str] = set()              # boxes found knocked over at a pick: lying is their state now
 
     # --- names ---------------------------------------------------------------------------------------
     def _movable(self, names: Iterable[str]) -> list[str]:
@@ -216,7 +217,7 @@ class RuleBasedController:
                     return False
                 held = None
             if held is not None and held != blocker:
-                self._set_aside(self._require(held), work)
+                self._park(self._require(held), work)
             # The step's own objects are picked again by the retried step: keep the blocker away from them too.
             work += [self.robot.object_pose(n)[0][:2] for n in self._involved(call) - {blocker}
                      if self.robot.object_pose(n) is not None]
@@ -283,6 +284,26 @@ class RuleBasedController:
         scored.sort(key=lambda t: (-t[0], t[1]))
         return [c for _, _, c in scored[: m.table_spot_tries]]
 
+    def _park(self, obj: SceneObject, work: list[np.ndarray]) -> None:
+        """Put down the held `obj` of a step that is blocked while room is made: back where it was picked if
+        that spot is still free (it stood there out of everyone's way), else on an aside spot."""
+        origin = self._origin.get(obj.name)
+        if origin is not None and self._edge_gap(origin[:2], obj.radius, self._footprints(obj.name)) >= \
+                self.cfg.motion.beside_gap:
+            try:
+                self._set_down_on_first(obj, [origin[:2]])
+            except PrimitiveFailure as f:
+                if self.robot.held_object() == obj.name:
+                    log.debug("could not put %s back (%s); setting it aside", obj.name, f.detail)
+                    self._set_aside(obj, work)
+                    return
+                raise
+            pose = self.robot.object_pose(obj.name)
+            if pose is None or self._fell_over(obj, pose[1]):
+                raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when put back")
+            return
+        self._set_aside(obj, work)
+
     def _set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
         """Put the held `obj` down on the first aside spot the arm can reach and lower it onto."""
         spots = self._aside_spots(obj, work)
@@ -290,7 +311,7 @@ class RuleBasedController:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside")
         self._set_down_on_first(obj, spots)
         pose = self.robot.object_pose(obj.name)
-        if pose is None or pose[1][2, 2] < 0.7:
+        if pose is None or self._fell_over(obj, pose[1]):
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when set aside")
 
     # --- motion building blocks --------------------------------------------------------------------
@@ -316,7 +337,7 @@ class RuleBasedController:
         if held:
             o = self._require(held)
             pos, _ = self.robot.object_pose(held)
-            below = max(below, float(self.robot.hand_position()[2] - (pos[2] - o.half_height)))
+            below = max(below, float(self.robot.hand_position()[2] - (pos[2] - self._held_half_up(o))))
         return self.table_z + tallest + self.cfg.motion.carry_margin + below
 
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
@@ -665,10 +686,10 @@ class RuleBasedController:
             return points
         reach = np.sqrt(max(0.0, (self.cfg.grasp.radius + self.cfg.grasp.clearance) ** 2
                             - self.cfg.grasp.clearance ** 2)) * 0.9
-        for axis, half in enumerate(obj.extent):
+        for axis, half in obj.horizontal_axes(rot):
             off = min(half - self.cfg.motion.grasp_end_margin, reach)
             if off >= self.cfg.motion.grasp_min_offset:
-                d = rot[:, axis] * np.array([1.0, 1.0, 0.0])
+                d = axis * np.array([1.0, 1.0, 0.0])
                 d /= max(np.linalg.norm(d), 1e-9)
                 points += [top + up + off * d, top + up - off * d]
         return points
@@ -685,7 +706,7 @@ class RuleBasedController:
             if obj.extent is None or self.robot.object_pose(obj.name) is None:
                 continue
             _, rot = self.robot.object_pose(obj.name)
-            axis = rot[:, int(np.argmax(obj.extent))]
+            axis, _ = max(obj.horizontal_axes(rot), key=lambda a: a[1])
             theta = float(np.degrees(np.arctan2(axis[1], axis[0])))
             lo, hi = self.cfg.motion.aligned_yaw_range
             for end in (0.0, 180.0):  # either end of the axis, if the wrist can turn the fingers that way
@@ -903,17 +924,19 @@ class RuleBasedController:
         except PrimitiveFailure:
             return False
         pose = self.robot.object_pose(obj.name)
-        return pose is not None and pose[1][2, 2] >= 0.7
+        return pose is not None and obj.graspable(pose[1])
 
     def _pick_once(self, obj: SceneObject, arms: list[str] | None, tried: set[tuple]) -> None:
         held = self.robot.held_object()
         if held:
             raise PrimitiveFailure(FailureReason.NOT_ALLOWED, f"hand already holds {held}")
         pos, rot = self.robot.object_pose(obj.name)
-        if rot[2, 2] < 0.7:
+        if not obj.graspable(rot):
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} is lying over; top grasp impossible")
         self._origin[obj.name] = pos.copy()
-        top = pos + np.array([0, 0, obj.half_height])
+        if not obj.upright(rot):  # a box knocked onto a side is taken from the top as it lies (and set down so)
+            self._lying.add(obj.name)
+        top = pos + np.array([0, 0, obj.half_up(rot)])
         ignore = {obj.name}
         arm, pose, grasp_pt, checked = self._choose_grasp(obj, self._grasp_points(obj, top, rot), ignore, arms, top,
                                                           tried)
@@ -942,6 +965,15 @@ class RuleBasedController:
         if now[2] < start[2] + 0.5 * self.cfg.motion.lift_height:
             raise PrimitiveFailure(FailureReason.SLIPPED, f"{obj.name} did not come up with the hand")
         return None
+
+    def _held_half_up(self, obj: SceneObject) -> float:
+        """Half the vertical extent of `obj` as it hangs now (a box taken lying keeps lying in the hand)."""
+        pose = self.robot.object_pose(obj.name)
+        return obj.half_height if pose is None else obj.half_up(pose[1])
+
+    def _fell_over(self, obj: SceneObject, rot: np.ndarray) -> bool:
+        """Knocked over by the move just made: not standing, though it stood when it was picked."""
+        return not obj.upright(rot) and obj.name not in self._lying
 
     def _ensure_held(self, name: str | None) -> SceneObject:
         obj = self._find(name, "object")
@@ -1077,7 +1109,7 @@ class RuleBasedController:
         failure = None
         for drop, shift in [(d, s) for d in drops for s in shifts]:
             land = goal + shift + np.array([0.0, 0.0, drop])
-            release = land + np.array([0, 0, obj.half_height + self.cfg.motion.release_gap]) + hang
+            release = land + np.array([0, 0, self._held_half_up(obj) + self.cfg.motion.release_gap]) + hang
             for z in self._cruise_levels():
                 above = np.array([release[0], release[1], z])
                 try:
@@ -1160,15 +1192,13 @@ class RuleBasedController:
         self._check_held(obj.name)
         self.robot.release()                                                          # release
         self.robot.settle(self.cfg.motion.settle_s)
-        hand = self.robot.hand_position()
-        self._go(hand + [0, 0, self.cfg.motion.approach_height], ignore | {"table"} | self._touching_now(),
-                 "retract")                                                                  # retract
+        self._retract(ignore | {"table"} | self._touching_now())                           # retract
         self.robot.settle(self.cfg.motion.settle_s)
         pos, rot = self.robot.object_pose(obj.name)
         err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
         if err > tol:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} landed {err * 100:.1f} cm from target")
-        if rot[2, 2] < 0.7 and not into:
+        if self._fell_over(obj, rot) and not into:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
 
@@ -1199,7 +1229,7 @@ class RuleBasedController:
         # Correct for hand-orientation drift during the carry (a relaxed or re-postured carry turns the hand, so
         # the object hangs differently than at planning): aim the object itself at the goal, height included.
         pos, _ = self.robot.object_pose(obj.name)
-        hung = goal[2] + obj.half_height + self.cfg.motion.release_gap + (above[2] - pos[2])
+        hung = goal[2] + self._held_half_up(obj) + self.cfg.motion.release_gap + (above[2] - pos[2])
         fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
         ws = self.robot.limits.config.workspace
         self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, container)
@@ -1378,11 +1408,23 @@ class RuleBasedController:
         self._transit(xy + hang[:2], {obj.name})
         # A carry that had to let the hand turn arrives with the object hanging differently: aim from here.
         hang = self.robot.hand_position() - self.robot.object_pose(obj.name)[0]
-        centre = np.array([xy[0], xy[1], self.table_z + obj.half_height + self.cfg.motion.release_gap])
+        centre = np.array([xy[0], xy[1], self.table_z + self._held_half_up(obj) + self.cfg.motion.release_gap])
         self._go(centre + hang, ignore, "lower")
         self.robot.release()
         self.robot.settle(self.cfg.motion.settle_s)
-        self._go(self.robot.hand_position() + [0, 0, self.cfg.motion.approach_height], ignore, "retract")
+        self._retract(ignore)
+
+    def _retract(self, ignore: set[str]) -> None:
+        """Straight up off what the hand just let go of: `approach_height` if the arm reaches that high here,
+        else as high as it does (at the edge of its reach a released object must not fail the step)."""
+        hand, up = self.robot.hand_position(), self.cfg.motion.approach_height
+        for rise in (up, up / 2, self.cfg.motion.lift_test_height):
+            try:
+                self._go(hand + [0.0, 0.0, rise], ignore, "retract")
+                return
+            except PrimitiveFailure as f:
+                if f.reason is not FailureReason.UNREACHABLE or rise == self.cfg.motion.lift_test_height:
+                    raise
 
     def _give(self, call: PrimitiveCall) -> float:
         obj = self._ensure_held(call.object)

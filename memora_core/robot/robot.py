@@ -187,6 +187,10 @@ def load_robot_config(name_or_path: str | Path = "sim_g1") -> RobotConfig:
     return RobotConfig.model_validate(load_yaml(path))
 
 
+# Cosine of the tilt beyond which an object counts as knocked over (about 45 degrees).
+UPRIGHT_COS = 0.7
+
+
 class SceneObject(_Cfg):
     """An object as the controller knows it: identity from the scene description, pose from the backend."""
 
@@ -201,6 +205,35 @@ class SceneObject(_Cfg):
     radius: float
     extent: tuple[float, float] | None = None  # half sizes along the object's own x and y (boxes); None: round
     position: Vec3 | None = None  # None: not present / not seen
+
+    def upright(self, rot: np.ndarray) -> bool:
+        """Whether orientation `rot` (3x3, world) stands the object on its base (not knocked over)."""
+        return float(rot[2, 2]) >= UPRIGHT_COS
+
+    def half_sizes(self) -> np.ndarray | None:
+        """Half sizes along the object's own x, y, z (boxes); None for round objects."""
+        return None if self.extent is None else np.array([*self.extent, self.half_height])
+
+    def half_up(self, rot: np.ndarray) -> float:
+        """Half of the object's vertical extent in orientation `rot`: its modelled half height while it stands,
+        the half size along whichever of its own axes points up when a box lies on a side."""
+        sizes = self.half_sizes()
+        if self.upright(rot) or sizes is None:
+            return self.half_height
+        return float(sizes[int(np.argmax(np.abs(rot[2])))])
+
+    def horizontal_axes(self, rot: np.ndarray) -> list[tuple[np.ndarray, float]]:
+        """A box's horizontal axes in orientation `rot` (world direction, half size): its own x and y while it
+        stands, the two axes other than the one pointing up when it lies on a side; [] for round objects."""
+        sizes = self.half_sizes()
+        if sizes is None:
+            return []
+        up = 2 if self.upright(rot) else int(np.argmax(np.abs(rot[2])))
+        return [(rot[:, k], float(sizes[k])) for k in range(3) if k != up]
+
+    def graspable(self, rot: np.ndarray) -> bool:
+        """From the top: standing, or a box on any of its faces (a round object lying over rolls away)."""
+        return self.upright(rot) or self.extent is not None
 
 
 class MotionReport(_Cfg):

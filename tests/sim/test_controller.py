@@ -218,3 +218,61 @@ def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh()
         <= ctl.cfg.motion.table_spot_radius + 0.02
     assert all(_upright(robot, o.name) for o in robot.scene_objects() if "spoon" not in o.name)
     robot.close()
+
+
+def _lay_on_side(robot, name: str) -> None:
+    """Knock `name` over: turned 90 degrees about the world x axis, resting on the table on its side."""
+    body = robot.model.body(robot.scene.object(name).body_name)
+    adr = robot.model.jnt_qposadr[body.jntadr[0]]
+    obj = next(o for o in robot.scene_objects() if o.name == name)
+    side = obj.extent[1] if obj.extent else obj.radius  # a box's own y, or a cylinder's radius, now points up
+    robot.data.qpos[adr + 2] = robot.scene.table.height + side + 0.002
+    robot.data.qpos[adr + 3:adr + 7] = [np.cos(np.pi / 4), np.sin(np.pi / 4), 0.0, 0.0]
+    robot.data.qvel[robot.model.jnt_dofadr[body.jntadr[0]]:][:6] = 0.0
+    robot.settle(0.5)
+
+
+def test_a_box_knocked_onto_its_side_is_picked_as_it_lies_but_a_round_object_is_not():
+    robot = _robot({"cinnamon tea box": (0.42, -0.12, 0.0), "yellow bowl": (0.45, -0.35, 0.0),
+                    "coca-cola bottle": (0.45, 0.20, 0.0)})
+    ctl = _controller(robot)
+    _lay_on_side(robot, "cinnamon tea box")
+    _lay_on_side(robot, "coca-cola bottle")
+    assert robot.object_pose("cinnamon tea box")[1][2, 2] < 0.3  # really lying
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="cinnamon tea box"))
+    assert res.success, res.detail
+    assert robot.object_pose("cinnamon tea box")[0][2] > robot.scene.table.height + 0.1  # lifted, as it lay
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="cinnamon tea box", target="yellow bowl"))
+    assert res.success, res.detail
+    box, bowl = robot.object_pose("cinnamon tea box")[0], robot.object_pose("yellow bowl")[0]
+    assert np.hypot(*(box - bowl)[:2]) < 0.06
+    res = ctl.execute_step(PlanStep(index=2, action="pick", object="coca-cola bottle"))
+    assert not res.success and res.reason == FailureReason.UNREACHABLE and "lying over" in res.detail
+
+
+def test_a_held_object_is_parked_where_it_was_picked_while_room_is_made_for_its_place():
+    """Layout 1001's last step: the bread is to go next to the yellow bowl in the table's corner, hemmed in by
+    the Fanta, the grey bowl and the Lipton box. The hand must let go of the bread to set a neighbour aside:
+    it puts it back where it took it from (free, and out of everyone's way), then finishes the step."""
+    robot = _robot({"yellow bowl": (0.531, 0.292, 0.0), "fanta can": (0.549, 0.119, 0.0),
+                    "grey bowl": (0.404, 0.132, 0.0), "lipton tea box": (0.352, 0.299, 0.3),
+                    "bread": (0.541, -0.20, 0.0)})
+    ctl = _controller(robot)
+    origin = robot.object_pose("bread")[0].copy()
+    released = []
+    release = robot.release
+
+    def recording_release():
+        name = robot.held_object()
+        out = release()
+        robot.settle(0.3)
+        released.append((name, robot.object_pose(name)[0].copy()))
+        return out
+
+    robot.release = recording_release
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="bread")).success
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="bread", target="table next to yellow bowl"))
+    assert res.success, res.detail
+    assert res.moved_aside, "the corner was free: the test no longer exercises making room"
+    parked = next(pos for name, pos in released if name == "bread")
+    assert np.hypot(*(parked - origin)[:2]) < 0.03, (parked, origin)
