@@ -1166,6 +1166,14 @@ class RuleBasedController:
             try:
                 self._transit(release[:2], ignore, release[2] + self.cfg.motion.approach_height)  # carry
             except PrimitiveFailure as f:
+                if self._stopped_reaching_across(f, release) and not handed:
+                    # Nothing hit, yet the hand stopped short on the far side of the body: the arm presses into
+                    # its own torso there (the IK knows no self-collision). The other arm takes the object over.
+                    if not self._hand_off(obj):
+                        raise
+                    handed = True
+                    release, goal = self._release_point(obj, goal, ignore, slack, receptacle)
+                    continue
                 if f.reason is not FailureReason.UNREACHABLE:
                     raise
                 if not spots:
@@ -1201,6 +1209,12 @@ class RuleBasedController:
         if self._fell_over(obj, rot) and not into:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over")
         return err
+
+    def _stopped_reaching_across(self, f: PrimitiveFailure, point: np.ndarray) -> bool:
+        """`f` says the hand stopped short with nothing hit while carrying toward `point` on the other arm's
+        side of the body."""
+        return (f.reason is FailureReason.COLLISION and "hand blocked" in f.detail and not f.blockers
+                and self._arm_order(float(point[1]))[0] != self.robot.arm)
 
     def _next_table_spot(self, obj: SceneObject, spots: list[np.ndarray], ignore: set[str], slack: float,
                          failure: PrimitiveFailure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -276,3 +276,28 @@ def test_a_held_object_is_parked_where_it_was_picked_while_room_is_made_for_its_
     assert res.moved_aside, "the corner was free: the test no longer exercises making room"
     parked = next(pos for name, pos in released if name == "bread")
     assert np.hypot(*(parked - origin)[:2]) < 0.03, (parked, origin)
+
+
+def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm():
+    """Sequence layout 1000: the right hand carrying the tea box across the chest to the bowl stops 8 cm short
+    with nothing hit (the arm presses into its own torso). Injected here as that failure of the first carry;
+    the controller hands the box to the left arm, which puts it in the bowl."""
+    robot = _robot({"cinnamon tea box": (0.40, -0.25, 0.0), "yellow bowl": (0.40, 0.15, 0.0)})
+    ctl = _controller(robot)
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="cinnamon tea box")).success
+    assert robot.arm == "right"
+    transit, stopped = ctl._transit, []
+
+    def carry_stopped_once(above_xy, ignore, min_z=0.0):
+        if not stopped and robot.held_object() == "cinnamon tea box" and above_xy[1] > 0.05:
+            stopped.append(above_xy)
+            raise PrimitiveFailure(FailureReason.COLLISION, "carry: hand blocked 8.4 cm short")
+        return transit(above_xy, ignore, min_z)
+
+    ctl._transit = carry_stopped_once
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="cinnamon tea box", target="yellow bowl"))
+    assert stopped, "the carry to the bowl was never tried"
+    assert res.success, res.detail
+    assert robot.arm == "left" and robot.held_object() is None
+    box, bowl = robot.object_pose("cinnamon tea box")[0], robot.object_pose("yellow bowl")[0]
+    assert np.hypot(*(box - bowl)[:2]) < 0.06
