@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import rclpy
 from rclpy.action import ActionClient
+from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool
 
@@ -31,6 +34,17 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--estop-after", type=int, default=0, help="publish an e-stop after this many feedback messages")
     p.add_argument("--timeout", type=float, default=120.0)
     return p.parse_args(argv)
+
+
+def _drain_feedback(node: Node, count: Callable[[], int], quiet_s: float = 0.3, limit_s: float = 2.0) -> None:
+    """Feedback travels on a topic and the result as a service reply, so the last feedback (the final step's
+    outcome) can arrive after the result: keep spinning until none came for `quiet_s` (at most `limit_s`)."""
+    start = quiet_since = time.monotonic()
+    seen = count()
+    while time.monotonic() - quiet_since < quiet_s and time.monotonic() - start < limit_s:
+        rclpy.spin_once(node, timeout_sec=0.05)
+        if count() != seen:
+            seen, quiet_since = count(), time.monotonic()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("execute: no result before the timeout", file=sys.stderr)
                 return 3
             wrapped = done.result()
+            _drain_feedback(node, lambda: feedback_count)
             print(json.dumps({"status": int(wrapped.status), "result": msg_to_dict(wrapped.result)}), flush=True)
             return 0 if wrapped.result.success else 3
         except KeyboardInterrupt:
