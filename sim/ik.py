@@ -96,14 +96,14 @@ class ArmIK:
         """Joint targets for the arm + waist putting the palm at `target` (world), optionally with the palm
         frame's orientation `rotation` (3x3, world) weighted by `orientation_cost`, starting from the
         full-model `qpos`. Returns (joints, position residual in m)."""
+        cfg = self.configuration
         rot = mink.SO3.from_matrix(np.asarray(rotation, float)) if rotation is not None else self.rotation
         self.frame.set_orientation_cost(self.cfg.orientation_cost if orientation_cost is None else orientation_cost)
         q0 = self._reduced(qpos)
+        cfg.update(q0)
         self.posture.set_target(q0.copy())
         target = np.asarray(target, float)
         self.frame.set_target(mink.SE3.from_rotation_and_translation(rot, target))
-        cfg = self.configuration
-        cfg.update(q0)
         err = np.inf
         for _ in range(self.cfg.iterations):
             try:

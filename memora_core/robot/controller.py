@@ -55,6 +55,13 @@ class PrimitiveFailure(Exception):
         self.detail = detail
         self.blockers = tuple(dict.fromkeys(blockers))
         self.ik_miss = False  # no IK solution from the seed tried: another posture may still reach the point
+        self.stopped_short: str | None = None  # the move whose hand stopped short of its end, nothing planned hit
+
+    @classmethod
+    def short_of(cls, what: str, gap: float) -> "PrimitiveFailure":
+        failure = cls(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short")
+        failure.stopped_short = what
+        return failure
 
     @classmethod
     def no_ik(cls, what: str, point: np.ndarray, err: float, tolerance: float) -> "PrimitiveFailure":
@@ -288,21 +295,18 @@ class RuleBasedController:
         """Put down the held `obj` of a step that is blocked while room is made: back where it was picked if
         that spot is still free (it stood there out of everyone's way), else on an aside spot."""
         origin = self._origin.get(obj.name)
-        if origin is not None and self._edge_gap(origin[:2], obj.radius, self._footprints(obj.name)) >= \
-                self.cfg.motion.beside_gap:
+        gap = self.cfg.motion.beside_gap
+        if origin is not None and self._edge_gap(origin[:2], obj.radius, self._footprints(obj.name)) >= gap:
             try:
-                self._set_down_on_first(obj, [origin[:2]])
+                self._put_down_at(obj, origin[:2])
             except PrimitiveFailure as f:
-                if self.robot.held_object() == obj.name:
-                    log.debug("could not put %s back (%s); setting it aside", obj.name, f.detail)
-                    self._set_aside(obj, work)
-                    return
-                raise
-            pose = self.robot.object_pose(obj.name)
-            if pose is None or self._fell_over(obj, pose[1]):
-                raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when put back")
-            return
-        self._set_aside(obj, work)
+                if self.robot.held_object() != obj.name:
+                    raise
+                log.debug("could not put %s back (%s); setting it aside", obj.name, f.detail)
+        if self.robot.held_object() == obj.name:
+            self._set_aside(obj, work)
+        else:
+            self._check_standing(obj, "put back")
 
     def _set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
         """Put the held `obj` down on the first aside spot the arm can reach and lower it onto."""
@@ -310,9 +314,12 @@ class RuleBasedController:
         if not spots:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside")
         self._set_down_on_first(obj, spots)
+        self._check_standing(obj, "set aside")
+
+    def _check_standing(self, obj: SceneObject, how: str) -> None:
         pose = self.robot.object_pose(obj.name)
         if pose is None or self._fell_over(obj, pose[1]):
-            raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when set aside")
+            raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over when {how}")
 
     # --- motion building blocks --------------------------------------------------------------------
     def _rotation(self) -> np.ndarray:
@@ -335,9 +342,8 @@ class RuleBasedController:
         # A pitched hand's fingers reach as far below the palm as its lowest palm height over the table.
         below = max(self.cfg.motion.hand_below, self._pose.min_palm_height)
         if held:
-            o = self._require(held)
-            pos, _ = self.robot.object_pose(held)
-            below = max(below, float(self.robot.hand_position()[2] - (pos[2] - self._held_half_up(o))))
+            pos, rot = self.robot.object_pose(held)
+            below = max(below, float(self.robot.hand_position()[2] - (pos[2] - self._require(held).half_up(rot))))
         return self.table_z + tallest + self.cfg.motion.carry_margin + below
 
     def _plan_line(self, point: np.ndarray, ignore: set[str], what: str,
@@ -439,7 +445,7 @@ class RuleBasedController:
                 log.debug("%s: palm %.1f cm short (nothing hit); continuing from there", what, gap * 100)
             return
         if gap > 3 * self.cfg.ik.tolerance:  # IK said yes but the arm did not get there: something blocks it
-            raise PrimitiveFailure(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short")
+            raise PrimitiveFailure.short_of(what, gap)
 
     def _transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0) -> None:
         """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
@@ -949,7 +955,7 @@ class RuleBasedController:
             self._descend(grasp_pt, checked, ignore)                               # pre-grasp, approach
         except PrimitiveFailure as f:
             # Fingers resting on the object stop the palm a little short: close the hand there if it is in reach.
-            if not f.detail.startswith("approach: hand blocked") or not self.robot.grasp(obj.name):
+            if f.stopped_short != "approach" or not self.robot.grasp(obj.name):
                 raise
         if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
             self._close_in(obj, grasp_pt, ignore)
@@ -1052,7 +1058,7 @@ class RuleBasedController:
         try:
             self._go(point, ignore, "lower")
         except PrimitiveFailure as f:
-            if not (container and f.detail.startswith("lower: hand blocked") and self._over(container, held)):
+            if not (container and f.stopped_short == "lower" and self._over(container, held)):
                 raise
 
     def _inside(self, container: SceneObject) -> set[str]:
@@ -1213,7 +1219,7 @@ class RuleBasedController:
     def _stopped_reaching_across(self, f: PrimitiveFailure, point: np.ndarray) -> bool:
         """`f` says the hand stopped short with nothing hit while carrying toward `point` on the other arm's
         side of the body."""
-        return (f.reason is FailureReason.COLLISION and "hand blocked" in f.detail and not f.blockers
+        return (f.stopped_short is not None and not f.blockers
                 and self._arm_order(float(point[1]))[0] != self.robot.arm)
 
     def _next_table_spot(self, obj: SceneObject, spots: list[np.ndarray], ignore: set[str], slack: float,

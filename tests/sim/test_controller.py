@@ -145,7 +145,7 @@ def test_blocked_lift_puts_object_back_and_picks_with_next_grasp():
     def lift_blocked_once(obj):
         chosen.append((robot.arm, robot.hand_position().round(3).tolist()))
         if len(chosen) == 1:
-            raise PrimitiveFailure(FailureReason.COLLISION, "lift: hand blocked 5.0 cm short")
+            raise PrimitiveFailure.short_of("lift", 0.05)
         real_lift(obj)
 
     ctl._lift = lift_blocked_once
@@ -163,7 +163,7 @@ def test_pick_gives_up_after_configured_attempts():
 
     def always_blocked(obj):
         calls.append(1)
-        raise PrimitiveFailure(FailureReason.COLLISION, "lift: hand blocked 5.0 cm short")
+        raise PrimitiveFailure.short_of("lift", 0.05)
 
     ctl._lift = always_blocked
     res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
@@ -291,7 +291,7 @@ def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm
     def carry_stopped_once(above_xy, ignore, min_z=0.0):
         if not stopped and robot.held_object() == "cinnamon tea box" and above_xy[1] > 0.05:
             stopped.append(above_xy)
-            raise PrimitiveFailure(FailureReason.COLLISION, "carry: hand blocked 8.4 cm short")
+            raise PrimitiveFailure.short_of("carry", 0.084)
         return transit(above_xy, ignore, min_z)
 
     ctl._transit = carry_stopped_once
