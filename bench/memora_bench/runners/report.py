@@ -1,17 +1,17 @@
-"""CSV tables, matplotlib plots and a small HTML report from a results dict."""
+"""CSV tables, matplotlib plots and the HTML report of a results dict. The page is rendered from
+templates/bench.html, which extends memora_core's shared report base (one stylesheet for every report)."""
 from __future__ import annotations
 
 import csv
-import html
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+from memora_bench.metrics.eamqa import QA_TYPES
+from memora_core.report import plots
+from memora_core.report.plots import grouped_bars, plt, save
+from memora_core.report.render import environment, num, render_page
 
-matplotlib.use("Agg")  # headless: runs on CI and robots without a display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from memora_bench.metrics.eamqa import QA_TYPES  # noqa: E402
+TEMPLATES = Path(__file__).resolve().with_name("templates")
 
 EAM_COLUMNS = [*QA_TYPES, "answerable", "controls", "all"]
 PLAN_COLUMNS = ["rgp", "order_exec_lcs", "order_exec_prefix", "keyobj", "prefadh", "exec", "kbground",
@@ -19,12 +19,7 @@ PLAN_COLUMNS = ["rgp", "order_exec_lcs", "order_exec_prefix", "keyobj", "prefadh
                 "n_errors"]
 
 
-def fmt(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    return str(v)
+fmt = num  # how tables print a value: '-' for none, floats to 3 decimals
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> Path:
@@ -80,46 +75,31 @@ def planning_tables(results: dict[str, Any], out: Path) -> dict[str, Path]:
     }
 
 
-def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], ylabel: str) -> None:
-    n = max(len(series), 1)
-    width = 0.8 / n
-    for i, (name, vals) in enumerate(series.items()):
-        xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, [v if v is not None else 0 for v in vals], width, label=name)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=7)
-
-
 def plot_compression(results: dict[str, Any], out: Path) -> Path:
     mem = results.get("memory", {})
-    pids = list(mem)
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    _grouped_bars(ax, pids, {"narrations": [mem[p]["narrations"] for p in pids],
-                             "entity observations": [mem[p]["entity_observations"] for p in pids],
-                             "entities retained": [mem[p]["entities"] for p in pids]}, "records")
-    for i, p in enumerate(pids):
-        ax.text(i, mem[p]["narrations"], f"x{mem[p]['compression_ratio']:.1f}", ha="center", fontsize=8)
-    ax.set_title("Per-participant compression (observations per retained entity)")
-    fig.tight_layout()
-    path = out / "compression.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    counts = {p: {"narrations": m["narrations"], "entity observations": m["entity_observations"],
+                  "entities retained": m["entities"]} for p, m in mem.items()}
+    return plots.plot_compression(counts, {p: m["compression_ratio"] for p, m in mem.items()}, out / "compression.png",
+                                  "Per-participant compression (observations per retained entity)")
+
+
+def plot_decisions(results: dict[str, Any], out: Path) -> Path | None:
+    """The online editor's Add / Update / Delete / Noop counts over every participant's memory."""
+    total: dict[str, int] = {}
+    for m in results.get("memory", {}).values():
+        for op, n in (m.get("decisions") or {}).items():
+            total[op] = total.get(op, 0) + n
+    return plots.plot_decision_profile(total, out / "editor_decisions.png") if total else None
 
 
 def plot_eam_qa(results: dict[str, Any], out: Path) -> list[Path]:
     conds = results["conditions"]
     cids = list(conds)
     fig, ax = plt.subplots(figsize=(8, 4))
-    _grouped_bars(ax, cids, {t: [conds[c][t]["accuracy"] for c in cids] for t in (*QA_TYPES, "controls")},
-                  "accuracy")
+    grouped_bars(ax, cids, {t: [conds[c][t]["accuracy"] for c in cids] for t in (*QA_TYPES, "controls")},
+                 "accuracy")
     ax.set_title(f"EAM-QA accuracy per type by condition ({results['mode']})")
-    fig.tight_layout()
-    p1 = out / "eam_qa_accuracy.png"
-    fig.savefig(p1, dpi=110)
-    plt.close(fig)
+    p1 = save(fig, out / "eam_qa_accuracy.png")
     fig, ax = plt.subplots(figsize=(8, 4))
     bottoms = [0.0] * len(cids)
     for part in ("correct", "wrong_committed", "abstain_e", "unparseable"):
@@ -131,50 +111,32 @@ def plot_eam_qa(results: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("share of questions")
     ax.set_title("EAM-QA decision profile")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    p2 = out / "eam_qa_decision_profile.png"
-    fig.savefig(p2, dpi=110)
-    plt.close(fig)
-    return [p1, p2]
+    return [p1, save(fig, out / "eam_qa_decision_profile.png")]
 
 
 def plot_planning(results: dict[str, Any], out: Path) -> Path:
     conds = results["conditions"]
     cids = list(conds)
     fig, ax = plt.subplots(figsize=(8, 4))
-    _grouped_bars(ax, cids, {s: [conds[c][s]["rgp"] for c in cids] for s in ("replay", "generalize")}, "RGP")
+    grouped_bars(ax, cids, {s: [conds[c][s]["rgp"] for c in cids] for s in ("replay", "generalize")}, "RGP")
     ax.set_title(f"RGP by condition and split ({results['mode']})")
-    fig.tight_layout()
-    path = out / "planning_rgp.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "planning_rgp.png")
 
 
-def _html_table(path: Path) -> str:
+def _csv_rows(path: Path) -> tuple[list[str], list[list[str]]]:
     with path.open() as fh:
         rows = list(csv.reader(fh))
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return (rows[0], rows[1:]) if rows else ([], [])
 
 
 def _html(title: str, results: dict[str, Any], tables: dict[str, Path], images: list[Path], out: Path) -> Path:
-    parts = [f"<html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>"
-             "body{font-family:sans-serif} table{border-collapse:collapse;font-size:12px}"
-             "td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1><p>mode: <b>{html.escape(results['mode'])}</b>, participants: "
-             f"{html.escape(', '.join(results['participants']))}, wall: {results.get('wall_s')} s</p>"]
-    for name, path in tables.items():
-        parts.append(f"<h2>{html.escape(name)}</h2>{_html_table(path)}")
-    for img in images:
-        parts.append(f"<p><img src='{html.escape(img.name)}'></p>")
-    parts.append("<h2>notes</h2><ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
-                                                for k, v in results.get("notes", {}).items()) + "</ul>")
-    parts.append("</body></html>")
-    path = out / "report.html"
-    path.write_text("\n".join(parts))
-    return path
+    """report.html from templates/bench.html: every CSV table, the plots, the memory figures and the notes."""
+    decisions = plot_decisions(results, out)
+    return render_page(
+        environment(TEMPLATES), "bench.html", out / "report.html", title=title, results=results,
+        tables={name: _csv_rows(path) for name, path in tables.items()},
+        images=[p.relative_to(out).as_posix() for p in [*images, *([decisions] if decisions else [])]],
+        memory=results.get("memory", {}), notes=results.get("notes", {}))
 
 
 def write_eam_qa_report(results: dict[str, Any], out: Path) -> Path:

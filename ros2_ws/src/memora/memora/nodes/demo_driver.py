@@ -76,6 +76,7 @@ class DemoDriver(Node):
         self.result: dict[str, Any] | None = None
         self.failure: BaseException | None = None
         self._attempt: Attempt | None = None  # the monitor's current attempt (numbers the progress lines)
+        self.goals_accepted = 0  # counts as the controller does: its key frames are plan<goal>_step<index>_*.png
         threading.Thread(target=self._main, daemon=True).start()
         self.create_timer(0.2, self._check)
 
@@ -152,9 +153,12 @@ class DemoDriver(Node):
         if not self.action.wait_for_server(timeout_sec=30.0):
             raise RuntimeError("ExecutePlan action server absent")
         first = {"t": None}
+        started: dict[int, float] = {}  # step index -> when the controller started it
 
         def on_fb(fb: Any) -> None:
             f = fb.feedback
+            if f.status == ExecutePlan.Feedback.STATUS_STARTED:
+                started.setdefault(f.step_index, time.monotonic())
             if f.status == ExecutePlan.Feedback.STATUS_STARTED and first["t"] is None:
                 first["t"] = time.monotonic()
             # A retry / replan goal holds only the remaining steps, numbered as in the whole plan: count
@@ -166,11 +170,16 @@ class DemoDriver(Node):
                                                         feedback_callback=on_fb), 30.0)
         if not handle.accepted:
             return False, [], "goal rejected"
+        self.goals_accepted += 1
+        goal = self.goals_accepted
         res = self._wait(handle.get_result_async(), self.p.step_timeout_s * max(1, len(plan.steps))).result
         if record.get("first_motion_s") is None and first["t"] is not None:
             record["first_motion_s"] = round(first["t"] - t_instr, 3)
+        # goal + index name the step's key frame; started_s: seconds from the instruction (for the report)
         steps = [{"index": r.step_index, "primitive": r.primitive, "success": r.success, "message": r.message,
-                  "duration_s": round(r.duration_s, 3), **json.loads(r.details_json or "{}")} for r in res.step_results]
+                  "duration_s": round(r.duration_s, 3), "goal": goal,
+                  "started_s": round(started[r.step_index] - t_instr, 3) if r.step_index in started else None,
+                  **json.loads(r.details_json or "{}")} for r in res.step_results]
         return res.success, steps, res.message
 
     def _monitored(self, plan: Plan, t_instr: float, record: dict[str, Any]) -> bool:
