@@ -76,9 +76,18 @@ def cmd_eam_qa(args: argparse.Namespace, cfg: BenchConfig) -> int:
     data = BenchData(data_root(args.data))
     settings = _settings(args, cfg, data, "eam_qa", cfg.run.eam_qa.answerer)
     res = run_eam_qa(data, settings, cfg)
-    print(f"EAM-QA ({res['mode']}), accuracy pooled; evidence recall; wall {res['wall_s']} s")
-    print("condition".ljust(18) + "".join(c[:9].rjust(10) for c in EAM_COLUMNS) + "   ev_rec")
+    print(f"EAM-QA ({res['mode']}); wall {res['wall_s']} s")
+    print("reference (headline): accuracy pooled, per type with controls; filtered subset")
+    types = ("SPref", "SHabit", "SRoutine", "ERecall")
+    print("condition".ljust(18) + "".join(c.rjust(10) for c in ("all", *types, "filtered")))
+    filtered = res["filtered_subset"]["pooled"]
     for cid, b in res["conditions"].items():
+        print(cid.ljust(18) + fmt(b["accuracy"]).rjust(10)
+              + "".join(fmt(b["per_type_accuracy"].get(t)).rjust(10) for t in types)
+              + fmt(filtered.get(cid, {}).get("accuracy")).rjust(10))
+    print("strict: accuracy pooled; evidence recall")
+    print("condition".ljust(18) + "".join(c[:9].rjust(10) for c in EAM_COLUMNS) + "   ev_rec")
+    for cid, b in res["strict"].items():
         print(cid.ljust(18) + "".join(fmt(b[c]["accuracy"]).rjust(10) for c in EAM_COLUMNS)
               + fmt(b["answerable"]["evidence_recall"]).rjust(9))
     print(f"results: {settings.out / 'results.json'}")
@@ -92,12 +101,16 @@ def cmd_planning(args: argparse.Namespace, cfg: BenchConfig) -> int:
     data = BenchData(data_root(args.data))
     settings = _settings(args, cfg, data, "planning", cfg.run.planning.planner)
     res = run_planning(data, settings, cfg)
-    cols = ["rgp", "order_exec_lcs", "order_exec_prefix", "keyobj", "prefadh", "exec", "n_empty"]
     print(f"Planning ({res['mode']}); wall {res['wall_s']} s")
-    print("condition".ljust(18) + "split".ljust(11) + "".join(c[:10].rjust(11) for c in cols))
-    for cid, splits in res["conditions"].items():
-        for split, agg in splits.items():
-            print(cid.ljust(18) + split.ljust(11) + "".join(fmt(agg[c]).rjust(11) for c in cols))
+    for family, block, cols in (
+            ("reference (headline)", res["conditions"], ["rgp", "order_exec", "keyobj", "prefadh", "exec", "n_empty"]),
+            ("strict", res["strict"], ["rgp", "order_exec_lcs", "order_exec_prefix", "keyobj", "prefadh", "exec",
+                                       "n_empty"])):
+        print(family)
+        print("condition".ljust(18) + "split".ljust(11) + "".join(c[:10].rjust(11) for c in cols))
+        for cid, splits in block.items():
+            for split, agg in splits.items():
+                print(cid.ljust(18) + split.ljust(11) + "".join(fmt(agg[c]).rjust(11) for c in cols))
     print(f"results: {settings.out / 'results.json'}")
     return EXIT_OK
 

@@ -2,7 +2,7 @@
 import pytest
 
 from memora_bench.data import BenchData, norm_pid, to_seconds
-from memora_bench.metrics.reference import key_objects, reference_verbs
+from memora_bench.metrics.ground_truth import key_objects, reference_verbs
 
 
 def test_helpers():

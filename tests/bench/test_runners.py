@@ -50,8 +50,14 @@ def test_planning_runner_on_fixture(compact_root, tmp_path):
             assert 0.0 <= (block["rgp"] or 0.0) <= 1.0
     assert res["memory"]["PX1"]["videos"] == 3  # PX1_99 is out of scope and never enters memory
     saved = json.loads((out / "results.json").read_text())
-    assert saved["conditions"].keys() == res["conditions"].keys()
-    for f in ("planning.csv", "planning_per_participant.csv", "planning_tool_share.csv", "planning_rgp.png",
+    assert saved["conditions"].keys() == res["conditions"].keys() == saved["strict"].keys()
+    assert saved["strict"]["memora"]["replay"]["order_exec_lcs"] is not None  # ours, beside the headline
+    assert saved["per_participant_strict"]["PX1"]["memora"].keys() == {"replay", "generalize"}
+    item = saved["items"]["memora"][0]
+    assert item["steps"] and all(isinstance(t, str) and t for t in item["steps"])  # step texts as produced
+    assert set(item["reference"]) >= {"order_exec", "keyobj", "prefadh", "exec"}
+    assert saved["reference_memory"]["PX1"]["object_names"]
+    for f in ("planning_reference.csv", "planning.csv", "planning_per_participant.csv", "planning_tool_share.csv", "planning_rgp.png",
               "compression.png", "report.html"):
         assert (out / f).stat().st_size > 0, f
     # resume: every item is read back from its save point, the same numbers come out
@@ -64,13 +70,17 @@ def test_planning_runner_on_fixture(compact_root, tmp_path):
 def test_eam_qa_runner_on_fixture(compact_root, tmp_path):
     out = tmp_path / "qa"
     res = run_eam_qa(BenchData(compact_root), settings(out), BenchConfig())
-    par, mem = res["conditions"]["parametric"], res["conditions"]["memora"]
+    ref_par = res["conditions"]["parametric"]
+    assert ref_par["n"] == 3 and sum(ref_par["per_type_n"].values()) == 3  # the control is in its type
+    assert res["items"]["memora"][0]["response"] in ("A", "B", "C", "D", "E")
+    assert "pooled" in res["filtered_subset"]
+    par, mem = res["strict"]["parametric"], res["strict"]["memora"]
     assert par["all"]["n"] == 3 and par["controls"]["n"] == 1
     assert par["answerable"]["evidence_recall"] == 0.0  # no memory, nothing retrieved
     assert mem["answerable"]["evidence_recall"] is not None
     assert "diagnostic" in mem and "diagnostic" not in par
     assert sum(mem["decision_profile"].values()) == pytest.approx(1.0)
-    for f in ("eam_qa_accuracy.csv", "eam_qa_accuracy_macro.csv", "eam_qa_decisions.csv",
+    for f in ("eam_qa_reference.csv", "eam_qa_accuracy.csv", "eam_qa_accuracy_macro.csv", "eam_qa_decisions.csv",
               "eam_qa_per_participant.csv", "eam_qa_accuracy.png", "eam_qa_decision_profile.png", "report.html"):
         assert (out / f).stat().st_size > 0, f
 
@@ -82,11 +92,11 @@ def test_runners_on_shared_data_subset(shared_data, tmp_path):
     assert res["conditions"]["memora"]["replay"]["n_tasks"] == 3
     assert res["conditions"]["memora"]["generalize"]["n_tasks"] == 3
     assert res["memory"]["P06"]["narrations"] == 1229 and res["memory"]["P06"]["videos"] == 11
-    assert res["conditions"]["memora"]["replay"]["tool_share"]  # MEMORA called its typed tools
+    assert res["strict"]["memora"]["replay"]["tool_share"]  # MEMORA called its typed tools
     s = settings(tmp_path / "q", participants=["P28"], conditions=["parametric", "memora"], limit=12)
     res = run_eam_qa(data, s, BenchConfig())
-    assert res["conditions"]["memora"]["all"]["n"] == 12
-    assert res["conditions"]["parametric"]["answerable"]["evidence_recall"] == 0.0
+    assert res["conditions"]["memora"]["n"] == 12 and res["strict"]["memora"]["all"]["n"] == 12
+    assert res["strict"]["parametric"]["answerable"]["evidence_recall"] == 0.0
 
 
 def test_cli_process(compact_root, tmp_path):
@@ -115,5 +125,5 @@ def test_full_evaluation_shared_data(shared_data, tmp_path):
     assert plan["conditions"]["memora"]["replay"]["n_tasks"] == 24
     assert plan["conditions"]["memora"]["generalize"]["n_tasks"] == 16
     qa = run_eam_qa(data, settings(tmp_path / "q", participants=["P06", "P28"]), BenchConfig())
-    assert qa["conditions"]["memora"]["all"]["n"] == 356
-    assert qa["conditions"]["memora"]["answerable"]["n"] == 285
+    assert qa["conditions"]["memora"]["n"] == 356
+    assert qa["strict"]["memora"]["answerable"]["n"] == 285

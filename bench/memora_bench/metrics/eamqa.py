@@ -76,6 +76,7 @@ class AnswerRecord(BaseModel):
     retrieved_videos: list[str] = Field(default_factory=list)
     n_tool_calls: int = 0
     error: str | None = None
+    response: str | None = None  # the answer text as the agent gave it (what the reference parser reads)
 
     @property
     def correct(self) -> bool:

@@ -124,9 +124,14 @@ def write_json(path: Path, obj: Any) -> None:
 
 def finish_run(results: dict[str, Any], memories: dict[str, ParticipantMemory], started: float,
                settings: RunSettings, write_report: Callable[[dict[str, Any], Path], None]) -> dict[str, Any]:
-    """Common end of a benchmark run: memory stats, wall time, results.json, then the report."""
-    results["memory"] = {pid: m.stats() for pid, m in memories.items()}
-    results["wall_s"] = round(time.perf_counter() - started, 1)
-    write_json(settings.out / "results.json", results)
-    write_report(results, settings.out)
+    """Common end of a benchmark run: memory stats, wall time, results.json, then the report; the memory
+    stores are closed (their writer locks freed for a resumed or later run in the same process)."""
+    try:
+        results["memory"] = {pid: m.stats() for pid, m in memories.items()}
+        results["wall_s"] = round(time.perf_counter() - started, 1)
+        write_json(settings.out / "results.json", results)
+        write_report(results, settings.out)
+    finally:
+        for m in memories.values():
+            m.store.close()
     return results

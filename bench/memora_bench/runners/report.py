@@ -139,13 +139,26 @@ def _html(title: str, results: dict[str, Any], tables: dict[str, Path], images: 
         memory=results.get("memory", {}), notes=results.get("notes", {}))
 
 
+def _strict_view(results: dict[str, Any]) -> dict[str, Any]:
+    """The tables above read the `strict` family; the headline `reference` family has its own tables."""
+    if "strict" not in results:
+        return results
+    return {**results, "conditions": results["strict"], "per_participant": results.get("per_participant_strict", {})}
+
+
 def write_eam_qa_report(results: dict[str, Any], out: Path) -> Path:
-    tables = eam_qa_tables(results, out)
-    images = [plot_compression(results, out), *plot_eam_qa(results, out)]
+    from memora_bench.runners.report_reference import write_tables
+
+    tables = {**(write_tables(results, out, _write_csv) if "strict" in results else {}),
+              **{f"strict {k}": v for k, v in eam_qa_tables(_strict_view(results), out).items()}}
+    images = [plot_compression(results, out), *plot_eam_qa(_strict_view(results), out)]
     return _html("MEMORA-Bench EAM-QA", results, tables, images, out)
 
 
 def write_planning_report(results: dict[str, Any], out: Path) -> Path:
-    tables = planning_tables(results, out)
+    from memora_bench.runners.report_reference import write_tables
+
+    tables = {**(write_tables(results, out, _write_csv) if "strict" in results else {}),
+              **{f"strict {k}": v for k, v in planning_tables(_strict_view(results), out).items()}}
     images = [plot_compression(results, out), plot_planning(results, out)]
     return _html("MEMORA-Bench Planning", results, tables, images, out)
