@@ -58,11 +58,11 @@ def test_keyobj_task_objects_with_synonyms(taxonomy):
 
 
 def test_prefadh_relevance_and_keyword_share():
-    bank = [PreferenceView(statement="rinses the cup at the sink before use", keywords=["rinse", "cup", "sink"]),
+    bank = [PreferenceView(statement="a cup is rinsed in the sink before use", keywords=["rinse", "cup", "sink"]),
             PreferenceView(statement="chops onions on the board", keywords=["chop", "onion", "board"])]
     task = "Help P06 wash the cup."
     rel = relevant_preferences(task, bank, 0.05)
-    assert [p.keywords[0] for p in rel] == ["rinse"]  # {wash,cup}∩{rinse,cup,sink,before}: 1/5 ≥ 0.05; onion: 0
+    assert [p.keywords[0] for p in rel] == ["rinse"]  # {wash,cup}∩{cup,rins,rinse,sink}: 1/5 ≥ 0.05; onion: 0
     steps = plan(("rinse", "cup", "counter"))
     # keywords {rinse, cup, sink}: rinse and cup in the plan → 2/3
     assert prefadh(steps, task, bank, 0.05) == pytest.approx(2 / 3)
