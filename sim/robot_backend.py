@@ -12,6 +12,7 @@ import mujoco
 import numpy as np
 
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
+from memora_core.robot.trajectory import JointTrajectory
 from sim.g1 import HEAD_CAMERA, PALM_SITE
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
@@ -137,45 +138,28 @@ class SimRobot(Robot):
         return self._check.touching(self._qpos_with(target), ignore, held, margin)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
-        m, d = self.model, self.data
-        ids = np.array([m.actuator(n).id for n in target])
-        start = d.ctrl[ids].copy()
-        goal = np.array(list(target.values()))
-        steps = max(1, int(round(duration_s / m.opt.timestep)))
-        collisions: set[str] = set()
-        for k in range(steps + int(TRACK_S / m.opt.timestep)):
-            if self.estop.engaged:
-                self._set_ctrl_from_qpos()  # hold where we are, at once
-                return MotionReport(completed=False, collisions=sorted(collisions), stopped_by_estop=True)
-            s = min(1.0, (k + 1) / steps)
-            d.ctrl[ids] = start + (goal - start) * (0.5 - 0.5 * np.cos(np.pi * s))  # smooth start and stop
-            self._step()
-            collisions |= self._hard_contacts()
-        return MotionReport(completed=True, collisions=sorted(collisions))
+        return self._move_path([target], [duration_s])
 
     def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
-        """One smooth motion through all waypoints: piecewise-linear in joint space, with a cosine time
-        scaling over the whole path so the arm starts and stops gently but does not stop at each waypoint."""
+        """One smooth motion from the commanded joints through all waypoints: piecewise-linear in joint
+        space, with a cosine time scaling over the whole path so the arm starts and stops gently but does
+        not stop at each waypoint. Every physics step's control target keeps within the joint velocity
+        limit from the previous one whatever `times` say (too little time is stretched; JointTrajectory)."""
         m, d = self.model, self.data
         names = list(dict.fromkeys(k for t in targets for k in t))
-        ids = np.array([m.actuator(n).id for n in names])
+        if not names:
+            return MotionReport(completed=True)
+        ids = np.array([m.actuator(n).id for n in names], int)
         knots = [d.ctrl[ids].copy()]
         for t in targets:
             knots.append(np.array([t.get(n, knots[-1][i]) for i, n in enumerate(names)]))
-        knots = np.array(knots)
-        cum = np.concatenate([[0.0], np.cumsum(times)])
-        total = float(cum[-1])
-        steps = max(1, int(round(total / m.opt.timestep)))
+        path = JointTrajectory(knots, times, m.opt.timestep, self.config.limits.max_velocity)
         collisions: set[str] = set()
-        for k in range(steps + int(TRACK_S / m.opt.timestep)):
+        for k in range(len(path) + int(TRACK_S / m.opt.timestep)):
             if self.estop.engaged:
-                self._set_ctrl_from_qpos()
+                self._set_ctrl_from_qpos()  # hold where we are, at once
                 return MotionReport(completed=False, collisions=sorted(collisions), stopped_by_estop=True)
-            s = min(1.0, (k + 1) / steps)
-            tau = total * (0.5 - 0.5 * np.cos(np.pi * s))
-            seg = min(int(np.searchsorted(cum, tau, side="right")) - 1, len(targets) - 1)
-            frac = (tau - cum[seg]) / max(cum[seg + 1] - cum[seg], 1e-9)
-            d.ctrl[ids] = knots[seg] + (knots[seg + 1] - knots[seg]) * min(1.0, frac)
+            d.ctrl[ids] = path[k]
             self._step()
             collisions |= self._hard_contacts()
         return MotionReport(completed=True, collisions=sorted(collisions))

@@ -326,26 +326,38 @@ class Robot(ABC):
         return self._limits
 
     def command(self, target: dict[str, float], duration_s: float | None = None) -> MotionReport:
-        """Move to joint targets. Raises EStopActive or LimitViolation (nothing sent) when unsafe."""
+        """Move to joint targets in `duration_s` (None: as fast as the velocity limit allows, plus 5 %).
+        Raises EStopActive, or LimitViolation (nothing sent) when unsafe: a duration that is not a finite
+        number in (0, max_duration_s], a target that is not a finite number inside its joint's range, or a
+        duration too short for the velocity limit from the measured joints (refused, not stretched: the
+        caller asked for that timing). Backends also keep every streamed frame within the velocity limit
+        from their own commanded start (memora_core/robot/trajectory.py)."""
         if self.estop.engaged:
             raise EStopActive("e-stop engaged")
+        target = self.limits.target(target)  # before any arithmetic on it
+        if duration_s is not None:
+            duration_s = self.limits.duration(duration_s)
+        if not target:
+            return MotionReport(completed=True)
         current = self.joint_positions()
-        needed = self.limits.min_duration(current, target) * 1.05
-        duration = max(duration_s if duration_s is not None else needed, 1e-3)
+        duration = duration_s if duration_s is not None else max(self.limits.min_duration(current, target) * 1.05, 1e-3)
         self.limits.check(current, target, duration)
         return self._move(target, duration)
 
     def command_path(self, targets: list[dict[str, float]], duration_s: float) -> MotionReport:
-        """Move through a sequence of joint targets in `duration_s` (time shared by joint distance). Every
-        waypoint is limit-checked, and the whole path too, before the first one is sent."""
+        """Move through a sequence of joint targets in at least `duration_s` (time shared by joint distance;
+        stretched to what the velocity limit needs). The duration and every waypoint are validated, and the
+        whole path limit-checked, before the first one is sent."""
         if self.estop.engaged:
             raise EStopActive("e-stop engaged")
+        targets = [self.limits.target(t) for t in targets]  # before any arithmetic on them
+        duration_s = self.limits.duration(duration_s)
         if not targets:
             return MotionReport(completed=True)
         current = self.joint_positions()
         prev, lengths = current, []
         for t in targets:
-            lengths.append(max(abs(v - prev.get(k, v)) for k, v in t.items()) if t else 0.0)
+            lengths.append(self.limits.distance(prev, t))
             prev = {**prev, **t}
         total = sum(lengths)
         # The shortest duration that keeps every segment under the velocity limit.

@@ -8,7 +8,11 @@ fed with the measured joint positions, and a kinematic clearance check of arm po
 furniture of the configured scene (the table: its pose is part of the kitchen's description, as the
 controller's table height is). Without it the controller would plan blind and may hook the fingers under
 the table's front edge on the way out of the tuck. Joint position/velocity limits and the e-stop are
-enforced by `Robot.command()` before anything is published, and checked again per published frame here.
+enforced by `Robot.command()` before anything is published, and again here: a move streams one frame per
+command period from the last published frame (JointTrajectory: a duration too short for the velocity limit
+is stretched, never squeezed), frames are paced at least one period apart (a stalled loop slows the arm
+down, it never catches up in a burst), and `_publish` refuses any frame outside the joint ranges or
+moving a joint more than `max_velocity * period` from the last one.
 
 Not provided by this backend (honestly absent, not faked): object perception (so `scene_objects()` is empty
 unless an object source is given, and pick/place report `object_missing`), and the Dex3 hand (`grasp()`
@@ -23,8 +27,9 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from memora_core.robot.limits import LimitViolation
+from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
+from memora_core.robot.trajectory import JointTrajectory
 from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
 from sim.ik import ArmIK
 from sim.robot_backend import _ClearanceChecker
@@ -40,9 +45,7 @@ class UnitreeG1Robot(Robot):
     def __init__(self, config: RobotConfig, domain: int | None = None, interface: str | None = None,
                  state_timeout_s: float = 10.0, objects: ObjectSource | None = None, **_: object) -> None:
         super().__init__(config)
-        from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
         from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowCmd_
-        from unitree_sdk2py.idl.unitree_hg.msg.dds_ import LowCmd_, LowState_
         from unitree_sdk2py.utils.crc import CRC
 
         dds = config.dds
@@ -71,14 +74,11 @@ class UnitreeG1Robot(Robot):
         self._dq: np.ndarray | None = None
         self._states = 0
         self._bad_crc = 0
-        self._target: dict[str, float] = {}  # the last commanded joint targets
+        self._target: dict[str, float] = {}  # the last published joint targets (all body joints)
+        self._last_frame_at = -float("inf")
         self.published = 0
 
-        ChannelFactoryInitialize(self.domain, self.interface)
-        self._pub = ChannelPublisher("rt/lowcmd", LowCmd_)
-        self._pub.Init()
-        self._sub = ChannelSubscriber("rt/lowstate", LowState_)
-        self._sub.Init(self._on_state, 10)
+        self._open_channels()
         self.wait_for_state(state_timeout_s)
         # Start by holding where the robot is (clipped into the safe ranges: a joint may rest on a stop).
         margin = config.limits.position_margin
@@ -86,6 +86,27 @@ class UnitreeG1Robot(Robot):
                         for lo, hi in [self.limits.ranges[n]]}
 
     # --- DDS -------------------------------------------------------------------------------------------
+    def _open_channels(self) -> None:
+        """`rt/lowcmd` publisher and `rt/lowstate` subscriber (`_on_state`) on the configured domain."""
+        from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
+        from unitree_sdk2py.idl.unitree_hg.msg.dds_ import LowCmd_, LowState_
+
+        ChannelFactoryInitialize(self.domain, self.interface)
+        self._pub = ChannelPublisher("rt/lowcmd", LowCmd_)
+        self._pub.Init()
+        self._sub = ChannelSubscriber("rt/lowstate", LowState_)
+        self._sub.Init(self._on_state, 10)
+
+    def _now(self) -> float:
+        return time.monotonic()
+
+    def _sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _pace(self) -> None:
+        """Wait until one command period has passed since the last frame; never less (no catch-up bursts)."""
+        self._sleep(max(0.0, self._last_frame_at + self.period - self._now()))
+
     def _on_state(self, msg) -> None:
         if self._crc.Crc(msg) != msg.crc:
             self._bad_crc += 1  # a corrupted frame is dropped, never acted on
@@ -111,18 +132,29 @@ class UnitreeG1Robot(Robot):
         with self._state_lock:
             return self._states
 
-    def _publish(self, target: dict[str, float]) -> None:
+    def _publish(self, target: dict[str, float], hold: bool = False) -> None:
         """One LowCmd frame: every body motor in position mode, commanded joints at `target`, the rest held
-        at their last target. The last line of defence: a target outside the joint ranges is never sent."""
+        at their last target. The last line of defence: a frame with a target that is not a finite number
+        inside the joint ranges, or (unless `hold`: the e-stop commanding the measured joints) one that moves
+        a joint more than `max_velocity * period` from the last frame, is never sent."""
         ranges = self.limits.ranges
         margin = self.config.limits.position_margin
+        step = self.config.limits.max_velocity * self.period * (1 + 1e-9) + 1e-12
+        frame = {name: finite_number(target.get(name, self._target.get(name))) for name in BODY_JOINTS_29}
+        for name, q in frame.items():
+            lo, hi = ranges[name]
+            if q is None:
+                raise LimitViolation(LimitCause.BAD_TARGET, f"{name}: refusing to publish target "
+                                     f"{target.get(name, self._target.get(name))!r}", name)
+            if not (lo + margin - 1e-6 <= q <= hi - margin + 1e-6):
+                raise LimitViolation(LimitCause.OUT_OF_RANGE, f"{name}: refusing to publish target {q}", name)
+            if not hold and name in self._target and abs(q - self._target[name]) > step:
+                raise LimitViolation(LimitCause.TOO_FAST, f"{name}: refusing a frame step of "
+                                     f"{abs(q - self._target[name]):.4f} rad in {self.period:.4f} s", name)
         g = self.config.gains
         tau = self._gravity_torques() if self.config.physics.servo_feedforward else {}
         for i, name in enumerate(BODY_JOINTS_29):
-            q = target.get(name, self._target.get(name))
-            lo, hi = ranges[name]
-            if q is None or not (lo + margin - 1e-6 <= q <= hi - margin + 1e-6):
-                raise LimitViolation(f"{name}: refusing to publish target {q}")
+            q = frame[name]
             m = self._cmd.motor_cmd[i]
             m.mode = 1
             m.q = float(q)
@@ -133,6 +165,8 @@ class UnitreeG1Robot(Robot):
             m.kd = g.kd_leg if leg else g.kd_arm
         self._cmd.crc = self._crc.Crc(self._cmd)
         self._pub.Write(self._cmd)
+        self._last_frame_at = self._now()
+        self._target = frame
         self.published += 1
 
     # --- Robot interface -------------------------------------------------------------------------------
@@ -197,26 +231,26 @@ class UnitreeG1Robot(Robot):
         return self.iks[self.arm].solve(self.data.qpos.copy(), np.asarray(target, float), rotation, orientation_cost)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
-        """Stream interpolated targets at the command rate (smooth start and stop), then hold briefly so the
-        joints catch up. The e-stop is polled every frame: on it, the measured pose is held at once."""
-        start = {n: self._target.get(n, v) for n, v in self.joint_positions().items() if n in target}
-        t0 = time.monotonic()
-        end = t0 + duration_s
-        track_end = end + self.config.motion.settle_s
+        """Stream the move from the last published frame, one frame per command period (smooth start and
+        stop; stretched to the velocity limit when `duration_s` is too short), then hold the goal until the
+        joints arrive or `motion.settle_s` passes. The e-stop is polled every frame: on it, the measured pose
+        is held at once."""
+        names = list(target)
+        path = JointTrajectory([[self._target[n] for n in names], [target[n] for n in names]], [duration_s],
+                               self.period, self.config.limits.max_velocity)
+        track_end = None
+        k = 0
         while True:
-            now = time.monotonic()
             if self.estop.engaged:
                 self._hold_measured()
                 return MotionReport(completed=False, stopped_by_estop=True)
-            s = min(1.0, (now - t0) / duration_s)
-            w = 0.5 - 0.5 * np.cos(np.pi * s)
-            frame = {n: start[n] + (target[n] - start[n]) * w for n in target}
-            self._publish(frame)
-            if s >= 1.0:
-                self._target.update(target)
-                if now >= track_end or self._arrived(target):
+            self._pace()
+            self._publish(dict(zip(names, path[k].tolist())))
+            k += 1
+            if k >= len(path):
+                track_end = track_end if track_end is not None else self._now() + self.config.motion.settle_s
+                if self._now() >= track_end or self._arrived(target):
                     return MotionReport(completed=True)
-            time.sleep(self.period)
 
     def _arrived(self, target: dict[str, float], tol: float = 0.02) -> bool:
         q = self.joint_positions()
@@ -228,8 +262,7 @@ class UnitreeG1Robot(Robot):
         margin = self.config.limits.position_margin
         held = {n: float(np.clip(v, lo + margin, hi - margin)) for n, v in q.items()
                 for lo, hi in [self.limits.ranges[n]]}
-        self._target.update(held)
-        self._publish(held)
+        self._publish(held, hold=True)
 
     def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
         return False  # Dex3 hand control (rt/dex3/*/cmd) is not part of this backend yet
@@ -242,13 +275,13 @@ class UnitreeG1Robot(Robot):
 
     def settle(self, seconds: float) -> None:
         """Keep streaming the hold command (the G1 expects a steady command stream) for `seconds`."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        end = self._now() + seconds
+        while self._now() < end:
             if self.estop.engaged:
                 self._hold_measured()
                 return
+            self._pace()
             self._publish({})
-            time.sleep(self.period)
 
     def close(self) -> None:
         self._sub.Close()
