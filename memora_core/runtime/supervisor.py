@@ -1,15 +1,13 @@
 """Run a set of processes as one unit: prefixed output, signal forwarding, crash reporting, clean shutdown.
 
-Used by `memora launch` to start the ROS node graph on machines without `ros2 launch`. Semantics:
+Used by `memora launch` and `make demo` to start the ROS node graph on machines without `ros2 launch`.
 - SIGINT / SIGTERM to the supervisor are forwarded (as SIGINT, then SIGTERM, then SIGKILL after grace
   periods) to every child's process group; the supervisor exits 128+signal.
-- A required process that exits (non-zero: a crash; zero: it should not end on its own) is reported by
-  name, everything else is shut down, and the supervisor exits 1.
-- A process marked `ends_graph` that exits 0 (e.g. a demo driver) shuts the graph down with exit 0.
-- A process marked `ends_graph` that exits EXIT_COMPLETED_WITH_FAILURES finished its job with failures to
-  report (the demo driver with failed tasks): not a crash. The graph shuts down and the supervisor exits
-  with that code, reporting the process's outcome line (`outcome: demo finished: 1/2 tasks failed`).
-  An exception (exit 1) or a signal is still reported as a crash.
+- What a process's exit means (a crash, a driver that is done, done with failed tasks) is decided by
+  memora_core.runtime.verdict.judge_exit, the rule the ROS 2 launch file applies too; the first verdict
+  shuts the graph down and gives the exit code.
+- Each process's time from the stop signal to its exit is reported (`stop_s`): every node must stop well
+  within the SIGINT grace period.
 """
 from __future__ import annotations
 
@@ -27,13 +25,11 @@ from pydantic import BaseModel, Field
 
 from memora_core.runtime.config import SupervisorConfig
 from memora_core.runtime.graph import ProcessSpec
+from memora_core.runtime.verdict import (EXIT_COMPLETED_WITH_FAILURES, OUTCOME_PREFIX, Verdict, interrupted,
+                                         judge_exit)
 
+__all__ = ["EXIT_COMPLETED_WITH_FAILURES", "OUTCOME_PREFIX", "ProcessOutcome", "Supervisor", "SupervisorReport"]
 log = logging.getLogger(__name__)
-
-# The exit code and output line by which a graph-ending process says "done, and here is what failed". Not 1:
-# that is what an uncaught exception (and memora's run_node on a node failure) exits with.
-EXIT_COMPLETED_WITH_FAILURES = 3
-OUTCOME_PREFIX = "outcome: "
 
 
 class ProcessOutcome(BaseModel):
@@ -42,6 +38,7 @@ class ProcessOutcome(BaseModel):
     returncode: int | None = None
     seconds: float = 0.0
     killed: bool = False  # needed SIGKILL
+    stop_s: float | None = None  # seconds from the first stop signal (SIGINT) to its exit; None: exited by itself
     outcome: str | None = None  # the last `outcome: ...` line the process printed
 
 
@@ -63,6 +60,7 @@ class _Child:
                                      errors="replace")
         self.outcome = ProcessOutcome(name=spec.name, pid=self.proc.pid)
         self.tail: list[str] = []
+        self.stop_sent: float | None = None  # monotonic time of the first stop signal
         self._log = (log_dir / f"{spec.name}.log").open("w") if log_dir else None
         self._pump = threading.Thread(target=self._copy_output, args=(out,), daemon=True)
         self._pump.start()
@@ -81,10 +79,20 @@ class _Child:
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:
+            if self.stop_sent is None:
+                self.stop_sent = time.monotonic()
             try:
                 os.killpg(self.proc.pid, sig)
             except ProcessLookupError:
                 pass
+
+    def exited(self) -> bool:
+        """Poll; on the first poll that sees the exit, note how long the process took to stop."""
+        if self.proc.poll() is None:
+            return False
+        if self.stop_sent is not None and self.outcome.stop_s is None:
+            self.outcome.stop_s = round(time.monotonic() - self.stop_sent, 3)
+        return True
 
     def finish(self) -> None:
         self._pump.join(timeout=2.0)
@@ -118,26 +126,25 @@ class Supervisor:
             for spec in self.specs:
                 children.append(_Child(spec, self.env, self.out, self.log_dir))
                 log.info("started %s (pid %d)", spec.name, children[-1].proc.pid)
-            code, reason, failed = self._watch(children)
+            verdict = self._watch(children)
         finally:
             self._shutdown(children)
             for s, handler in old.items():
                 signal.signal(s, handler)
-        report = SupervisorReport(exit_code=code, reason=reason, failed=failed,
+        report = SupervisorReport(exit_code=verdict.exit_code, reason=verdict.reason, failed=verdict.failed,
                                   processes=[c.outcome for c in children])
         for child in children:
-            if child.spec.name in failed and child.tail:
+            if child.spec.name in verdict.failed and child.tail:
                 self.out.write(f"[supervisor] last output of {child.spec.name}:\n")
                 self.out.write("".join(f"    {line}\n" for line in child.tail[-10:]))
-        self.out.write(f"[supervisor] {reason}\n")
+        self.out.write(f"[supervisor] {verdict.reason}\n")
         self.out.flush()
         return report
 
-    def _watch(self, children: list[_Child]) -> tuple[int, str, list[str]]:
+    def _watch(self, children: list[_Child]) -> Verdict:
         while True:
             if self._signal is not None:
-                name = signal.Signals(self._signal).name
-                return 128 + self._signal, f"received {name}: shut down all nodes", []
+                return interrupted(self._signal)
             running = 0
             for child in children:
                 rc = child.proc.poll()
@@ -147,28 +154,14 @@ class Supervisor:
                 if child.outcome.returncode is not None:
                     continue  # already handled
                 child.finish()
-                verdict = self._verdict(child, rc)
+                verdict = judge_exit(child.spec.name, rc, required=child.spec.required,
+                                     ends_graph=child.spec.ends_graph, outcome=child.outcome.outcome)
                 if verdict is not None:
                     return verdict
+                log.warning("optional node %s exited with %d; the graph keeps running", child.spec.name, rc)
             if running == 0:
-                return 0, "all nodes finished", []
+                return Verdict(exit_code=0, reason="all nodes finished")
             time.sleep(self.config.poll_s)
-
-    @staticmethod
-    def _verdict(child: _Child, rc: int) -> tuple[int, str, list[str]] | None:
-        name = child.spec.name
-        how = f"was killed by {signal.Signals(-rc).name}" if rc < 0 else f"exited with code {rc}"
-        said = child.outcome.outcome
-        if rc == 0 and child.spec.ends_graph:
-            return 0, f"{name} finished{f' ({said})' if said else ''}: shut down the graph", []
-        if rc == EXIT_COMPLETED_WITH_FAILURES and child.spec.ends_graph:
-            what = said or f"{name} finished with failures"
-            return rc, f"{what} ({name} {how}): shut down the graph", []
-        if child.spec.required:
-            what = "crashed" if rc != 0 else "stopped unexpectedly"
-            return 1, f"node {name} {what} ({how}): shut down the graph", [name]
-        log.warning("optional node %s %s; the graph keeps running", name, how)
-        return None
 
     def _shutdown(self, children: list[_Child]) -> None:
         steps = [(signal.SIGINT, self.config.sigint_grace_s), (signal.SIGTERM, self.config.sigterm_grace_s)]
@@ -179,10 +172,10 @@ class Supervisor:
             for child in alive:
                 child.signal(sig)
             deadline = time.monotonic() + grace
-            while time.monotonic() < deadline and any(c.proc.poll() is None for c in alive):
-                time.sleep(0.05)
+            while time.monotonic() < deadline and not all([c.exited() for c in alive]):
+                time.sleep(0.02)
         for child in children:
-            if child.proc.poll() is None:
+            if not child.exited():
                 child.signal(signal.SIGKILL)
                 child.proc.wait()
                 child.outcome.killed = True
