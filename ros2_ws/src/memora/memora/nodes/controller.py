@@ -31,7 +31,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Image
 from std_msgs.msg import Bool, String
 
-from memora.common import declare_params, run_node, shutdown_log
+from memora.common import declare_params, exit_without_teardown, run_node, shutdown_log
 from memora.conversions import plan_from_msg
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import PrimitiveResult
@@ -262,7 +262,8 @@ class ControllerNode(Node):
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_node(ControllerNode, argv, threads=3)
+    # The video and the robot are closed by then: skip the second or two of MuJoCo's teardown.
+    exit_without_teardown(run_node(ControllerNode, argv, threads=3))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,16 @@ Segmentation follows memora_core.ingest.segments (the grid every ingest source s
 once the stream is past its end by `min_tail_s` (so a short tail can never fold into a segment already
 written), and the rest of an episode is closed at its end event. Work runs on one worker thread, so the
 executor stays free for incoming images and for QueryMemory, which reads the same store.
+
+Shutdown (SIGINT/SIGTERM) is quick: the worker stops at the next segment boundary instead of draining its
+queue, waits at most `stop_wait_s` for a segment in flight to commit (one transaction: it is committed, or the
+next run redoes it, as after a crash), and the process leaves without Python's own teardown, which spends
+seconds garbage-collecting torch and sentence-transformers.
 """
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import sys
 import threading
@@ -23,7 +29,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Image
 
-from memora.common import declare_params, run_node, stamp_diff
+from memora.common import declare_params, exit_without_teardown, run_node, shutdown_log, stamp_diff
 from memora_interfaces.msg import EditDecision as EditDecisionMsg
 from memora_interfaces.msg import EpisodeEvent, MemoryEvent, NodeStatus
 from memora_interfaces.srv import Consolidate, QueryMemory
@@ -48,6 +54,8 @@ class WriterParams(BaseModel):
     max_buffered_frames: int = Field(default=2000, ge=10, description="frames kept per open episode")
     end_grace_s: float = Field(default=0.5, ge=0, description="wait for late images after an episode's end")
     max_orphan_frames: int = Field(default=60, ge=0, description="frames kept while their episode start is due")
+    stop_wait_s: float = Field(default=1.0, ge=0, description="on shutdown, wait this long for a segment in flight "
+                               "to commit; past it the process exits without it and the next run redoes it")
 
 
 @dataclass
@@ -87,6 +95,7 @@ class MemoryWriterNode(Node):
         self._lock = threading.Lock()  # the open episodes and their frame buffers
         self._store_lock = threading.Lock()  # one store write at a time (segments, consolidation)
         self._work: queue.Queue = queue.Queue()
+        self._stop = threading.Event()  # shutting down: no new segment is started
         self.failure: BaseException | None = None
         self.segments_written = 0
         group = ReentrantCallbackGroup()
@@ -133,10 +142,21 @@ class MemoryWriterNode(Node):
         return MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg), store, core.segmenting
 
     def destroy_node(self) -> None:
+        self._stop.set()
         self._work.put(None)
-        self._worker.join(timeout=30.0)
-        self.writer.flush()
-        self.store.close()
+        deadline = time.monotonic() + self.p.stop_wait_s
+        self._worker.join(timeout=self.p.stop_wait_s)
+        # A consolidation request still running on the executor holds the store lock too.
+        idle = not self._worker.is_alive() and self._store_lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+        if idle:
+            try:
+                self.writer.flush()
+                self.store.close()
+            finally:
+                self._store_lock.release()
+        else:
+            shutdown_log(self, f"stopping with a store write in flight after {self.p.stop_wait_s} s: it is not "
+                               "committed, and the next run redoes it", logging.WARNING)
         super().destroy_node()
 
     def _status(self, state: str, message: str) -> None:
@@ -194,13 +214,13 @@ class MemoryWriterNode(Node):
     # ------------------------------------------------------------------ work
     def _run(self) -> None:
         try:
-            while True:
+            while not self._stop.is_set():
                 video_id = self._work.get()
                 if video_id is None:
-                    # GL contexts (sim perception renders) belong to this thread: release them here
-                    self.writer.perception.close()
-                    return
+                    break
                 self._advance(video_id)
+            # GL contexts (sim perception renders) belong to this thread: release them here
+            self.writer.perception.close()
         except BaseException as exc:  # surfaced by _check_worker on the executor
             self.failure = exc
 
@@ -211,8 +231,8 @@ class MemoryWriterNode(Node):
         with self._lock:
             ep = self.episodes.get(video_id)
             wait = ep.end_wall + self.p.end_grace_s - time.monotonic() if ep is not None and ep.ended else 0.0
-        if wait > 0:
-            time.sleep(wait)  # the last images may still be in flight on their own topic
+        if wait > 0 and self._stop.wait(wait):  # the last images may still be in flight on their own topic
+            return
         with self._lock:
             ep = self.episodes.get(video_id)
             if ep is None or not ep.frames and not ep.ended:
@@ -235,6 +255,8 @@ class MemoryWriterNode(Node):
                 ep.frames = [(t, f) for t, f in ep.frames if t >= bounds[-1][1] - 1e-6]
             pid, done, origin, duration = ep.participant_id, ep.ended, ep.origin, ep.duration_s
         for index, t0, t1, frames in jobs:
+            if self._stop.is_set():
+                return  # not started, not committed: the next run writes it
             self._write_segment(pid, video_id, index, t0, t1, frames)
         if done:
             with self._lock:
@@ -317,7 +339,8 @@ class MemoryWriterNode(Node):
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_node(MemoryWriterNode, argv, threads=3)
+    # The store is closed by then (or left as a crash leaves it, see destroy_node): skip the seconds of teardown.
+    exit_without_teardown(run_node(MemoryWriterNode, argv, threads=3))
 
 
 if __name__ == "__main__":
