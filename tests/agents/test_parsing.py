@@ -93,3 +93,14 @@ def test_answer_by_choice_text():
 def test_json_object_helper():
     assert parse_json_object('noise {"a": {"b": [1, 2]}} tail') == {"a": {"b": [1, 2]}}
     assert parse_json_object("{broken") is None
+
+
+def test_lenient_json_repair():
+    from memora_core.llm.parsing import loads_lenient
+
+    assert loads_lenient("{'q': 'it\\'s \"hot\"', 'k': [1, 2,], 'ok': True, 'x': None}") == \
+        {"q": 'it\'s "hot"', "k": [1, 2], "ok": True, "x": None}
+    assert loads_lenient('{"q": "don\'t, [stop]"}') == {"q": "don't, [stop]"}  # valid JSON is never rewritten
+    assert loads_lenient("{'q': 'unterminated") is None
+    assert parse_tool_calls("<tool_call>{'name': 'search', 'arguments': {'query': 'pan'}}</tool_call> <tool_call>") \
+        [0].arguments == {"query": "pan"}
