@@ -1,14 +1,17 @@
 """LLM editor backend: the model picks the op and target for each object, as JSON.
 
-The reply is untrusted: it is parsed defensively (fenced or embedded JSON, lenient field names) and
-validated; a reply that is not valid JSON is retried, then the deterministic decision is used and the
-fallback is logged in the decision's reason. Nothing here can lose a segment or raise on bad output.
+The reply is untrusted: it is parsed defensively (fenced or embedded JSON, lenient field names; linear,
+depth-bounded, sanitised and under a per-reply ParseBudget, see memora_core.llm.parsing) and validated;
+a reply that is not a valid decision is retried, then the deterministic decision is used and the
+fallback is logged in the decision's reason. Each parse failure is counted by type (`parse_failures`).
+Nothing here can lose a segment or raise on bad output.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+from collections import Counter
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -16,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from memora_core.editing.candidates import Candidate
 from memora_core.editing.config import LlmDeciderConfig
 from memora_core.editing.deciders import DecisionContext, Decider
+from memora_core.llm.parsing import ParseBudget, ParseFailure, ReplyParseError
 from memora_core.perception.vlm import extract_json_object
 from memora_core.schemas import EditDecision, EditOp, ObjectObservation
 
@@ -84,6 +88,7 @@ class LlmDecider(Decider):
         self.cfg = cfg
         self.fallback = fallback
         self.fallbacks = 0
+        self.parse_failures: Counter[ParseFailure] = Counter()
 
     def messages(self, obs: ObjectObservation, candidates: list[Candidate], ctx: DecisionContext) -> list[dict]:
         payload = {"segment": ctx.segment_id, "segment_summary": ctx.summary,
@@ -103,11 +108,13 @@ class LlmDecider(Decider):
                 log.warning("%s (attempt %d/%d, %s)", problem, attempt, self.cfg.max_attempts, ctx.segment_id)
                 continue
             try:
-                raw = extract_json_object(text)
+                raw = extract_json_object(text, ParseBudget())
                 if not isinstance(raw, dict):
-                    raise ValueError(f"reply JSON is a {type(raw).__name__}, not an object")
+                    raise ReplyParseError(ParseFailure.NOT_OBJECT, f"reply JSON is a {type(raw).__name__}")
                 reply = _Reply.model_validate(raw)
-            except (ValueError, ValidationError) as exc:
+            except (ReplyParseError, ValidationError) as exc:
+                if isinstance(exc, ReplyParseError):
+                    self.parse_failures[exc.failure] += 1
                 problem = f"invalid llm reply: {str(exc).splitlines()[0][:160]}"
                 log.warning("%s (attempt %d/%d, %s)", problem, attempt, self.cfg.max_attempts, ctx.segment_id)
                 continue

@@ -6,10 +6,8 @@ number of times with exponential backoff; an unreachable server raises `Percepti
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import os
-import re
 import time
 from typing import Any
 
@@ -23,6 +21,8 @@ from memora_core.perception.base import (
     PerceptionInput,
     register_backend,
 )
+from memora_core.llm.parsing.jsontext import FAIL, first_json_value
+from memora_core.llm.parsing.limits import ParseBudget, ParseFailure, ParseTimeout, ReplyParseError
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class _VlmObject(_Lenient):
     label: str | None = None
     location: str | None = None
     state: str | None = None
-    confidence: float = 1.0
+    confidence: float | None = 1.0  # null (also what NaN/Infinity parse to) reads as the default
 
 
 class _VlmAction(_Lenient):
@@ -63,32 +63,37 @@ class _VlmAction(_Lenient):
 
 
 class _VlmReply(_Lenient):
+    """The reply's shape; each object and action is validated on its own (an invalid one is skipped)."""
+
     summary: str = ""
-    objects: list[_VlmObject] = Field(default_factory=list)
-    actions: list[_VlmAction] = Field(default_factory=list)
+    objects: list[Any] = Field(default_factory=list)
+    actions: list[Any] = Field(default_factory=list)
 
 
-_FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
-
-def extract_json_object(text: str) -> Any:
-    """The first JSON object in a model reply (bare, fenced, or embedded in prose)."""
-    text = text.strip()
-    fenced = _FENCE_RE.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
+def _valid(what: str, build: Any, *args: Any, **kwargs: Any) -> Any:
+    """`build(*args, **kwargs)` or, when it fails validation, None (logged): one bad item does not cost
+    the reply."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = json.JSONDecoder().raw_decode(text[start:])
-            return obj
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-    raise ValueError(f"no JSON object in reply: {text[:200]!r}")
+        return build(*args, **kwargs)
+    except ValidationError as exc:
+        log.warning("VLM reply: skipped an invalid %s: %s", what, str(exc).splitlines()[0][:160])
+        return None
+
+
+def extract_json_object(text: Any, budget: ParseBudget | None = None) -> Any:
+    """The first JSON value of a model reply (bare, fenced, or an object embedded in prose). Linear, depth-
+    bounded and sanitised (memora_core.llm.parsing); raises ReplyParseError (a ValueError) with a typed
+    `failure` when there is none, the JSON is too deep, or the parse ran past the budget's deadline."""
+    budget = budget if budget is not None else ParseBudget()
+    try:
+        value = first_json_value(text, budget)
+    except ParseTimeout:
+        raise ReplyParseError(ParseFailure.TIMEOUT) from None
+    if value is FAIL:
+        failure = next((f for f in (ParseFailure.NOT_TEXT, ParseFailure.TOO_DEEP) if f in budget.failures),
+                       ParseFailure.NO_JSON)
+        raise ReplyParseError(failure, repr(text[:200]) if isinstance(text, str) else type(text).__name__)
+    return value
 
 
 def encode_jpeg(frame: np.ndarray, max_side: int, quality: int) -> str:
@@ -166,25 +171,33 @@ class VlmPerception(PerceptionBackend):
                               f"{last_error}")
 
     def _parse(self, item: PerceptionInput, text: str) -> SegmentObservation:
-        reply = _VlmReply.model_validate(extract_json_object(text))
+        raw = extract_json_object(text)  # sanitised JSON (strings cleaned and capped): see llm.parsing
+        if not isinstance(raw, dict):
+            raise ReplyParseError(ParseFailure.NOT_OBJECT, type(raw).__name__)
+        reply = _VlmReply.model_validate(raw)
         seg = item.segment
         objects: dict[str, ObjectObservation] = {}
-        for o in reply.objects:
-            if not o.name.strip():
+        for raw_obj in reply.objects:
+            o = _valid("object", _VlmObject.model_validate, raw_obj)
+            if o is None or not o.name.strip():
                 continue
-            obs = ObjectObservation(
-                name=o.name, category=_clean(o.category), colour=_clean(o.colour), material=_clean(o.material),
-                label=_clean(o.label), location=_clean(o.location), state=_clean(o.state),
-                confidence=min(1.0, max(0.0, o.confidence)))
-            objects.setdefault(obs.name, obs)  # one observation per object name per segment
+            obs = _valid(
+                "object", ObjectObservation, name=o.name, category=_clean(o.category), colour=_clean(o.colour),
+                material=_clean(o.material), label=_clean(o.label), location=_clean(o.location),
+                state=_clean(o.state), confidence=1.0 if o.confidence is None else min(1.0, max(0.0, o.confidence)))
+            if obs is not None:
+                objects.setdefault(obs.name, obs)  # one observation per object name per segment
         actions = []
-        for a in reply.actions:
-            if not a.verb.strip():
+        for raw_act in reply.actions:
+            a = _valid("action", _VlmAction.model_validate, raw_act)
+            if a is None or not a.verb.strip():
                 continue
             start = _clamp(a.start_s, seg.start_s, seg.end_s, seg.start_s)
             end = max(start, _clamp(a.end_s, seg.start_s, seg.end_s, seg.end_s))
-            actions.append(ActionObservation(verb=a.verb.strip().lower(), nouns=[n for n in a.nouns if n.strip()],
-                                             start_s=start, end_s=end, text=a.text))
+            act = _valid("action", ActionObservation, verb=a.verb.strip().lower(),
+                         nouns=[n for n in a.nouns if n.strip()], start_s=start, end_s=end, text=a.text)
+            if act is not None:
+                actions.append(act)
         return SegmentObservation(segment=seg, objects=list(objects.values()), actions=actions,
                                   summary=reply.summary.strip(), backend=self.name)
 

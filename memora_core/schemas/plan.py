@@ -3,15 +3,16 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from memora_core.schemas.clean import CleanStr
 from memora_core.schemas.common import Evidence, ParticipantId, StrictModel
 
 
 class PlanStep(StrictModel):
     index: int = Field(ge=0)
-    action: str = Field(min_length=1)
-    object: str | None = None
-    target: str | None = None  # location / receptacle
-    text: str = ""
+    action: CleanStr = Field(min_length=1)  # steps may come from a model: sanitised (schemas.clean)
+    object: CleanStr | None = None
+    target: CleanStr | None = None  # location / receptacle
+    text: CleanStr = ""
     entity_id: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
 
