@@ -18,7 +18,8 @@ Vec3 = tuple[float, float, float]
 
 
 class _Cfg(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # No NaN or inf anywhere in a robot's configuration: speeds, times and sizes feed command arithmetic.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class GraspConfig(_Cfg):

@@ -42,7 +42,6 @@ class JointTrajectory:
             raise LimitViolation(LimitCause.BAD_DURATION, "the motion's duration is not finite")
         moving = self.times > 0
         rate = float((step[moving] / self.times[moving]).max(initial=0.0))  # joint rad per second of path time
-        self.stretched = bool(np.any(self.times > asked))
         # Path time advances at most total * pi / 2 per unit of s, s by 1 / frames per frame.
         need = rate * self.total * PEAK_TO_MEAN_SPEED / (max_velocity * dt)
         self.frames = max(1, round(float(asked.sum()) / dt), math.ceil(need))

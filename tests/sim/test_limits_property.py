@@ -312,3 +312,18 @@ def test_g1_lowcmd_frames_stay_inside_the_limits_for_any_command(g1_robot, data)
         assert all(b - a >= robot.period * (1 - 1e-9) for a, b in zip(times, times[1:]))  # paced, no bursts
         _check_frames([q[cols] for _, q in new], previous, lo, hi, cfg.max_velocity * robot.period)
         previous = new[-1][1][cols]
+
+
+@pytest.mark.parametrize("section, field", [("limits", "max_velocity"), ("limits", "max_duration_s"),
+                                            ("motion", "speed"), ("motion", "min_segment_s")])
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_robot_config_with_a_speed_or_time_that_is_not_finite_is_refused(section, field, bad):
+    from pydantic import ValidationError
+
+    from memora_core.robot.robot import RobotConfig
+
+    raw = load_robot_config("unitree_g1").model_dump()
+    raw[section][field] = bad
+    with pytest.raises(ValidationError) as exc:
+        RobotConfig.model_validate(raw)
+    assert exc.value.errors()[0]["type"] == "finite_number" and exc.value.errors()[0]["loc"] == (section, field)
