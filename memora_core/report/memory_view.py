@@ -18,9 +18,27 @@ class HistoryRow:
 
 
 @dataclass
+class TimelineItem:
+    """One Add / Update / Delete, or a run of Noops (seen again, nothing changed) shown together."""
+
+    op: str
+    rows: list[HistoryRow]
+
+
+@dataclass
 class EntityView:
     record: EntityRecord
     history: list[HistoryRow]
+
+    @property
+    def timeline(self) -> list[TimelineItem]:
+        items: list[TimelineItem] = []
+        for h in self.history:
+            if h.obs.op.value == "noop" and items and items[-1].op == "noop":
+                items[-1].rows.append(h)
+            else:
+                items.append(TimelineItem(h.obs.op.value, [h]))
+        return items
 
 
 @dataclass

@@ -20,11 +20,21 @@ def num(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def brief(value: Any) -> str:
+    """A record's field for people: 'k=v, k=v' for a mapping, 'a, b' for a list, else as `num` prints it."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={brief(v)}" for k, v in sorted(value.items()))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(brief(v) for v in value)
+    return num(value)
+
+
 def environment(*template_dirs: Path) -> Environment:
     env = Environment(loader=FileSystemLoader([*map(str, template_dirs), str(TEMPLATES)]),
                       autoescape=select_autoescape(("html",), default_for_string=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = num
+    env.filters["brief"] = brief
     return env
 
 

@@ -16,6 +16,7 @@ from memora_core.schemas import Plan, PlanStep
 # The controller node saves a key frame after each step as plan<goal>_step<index>_<ok|failed>.png, <goal>
 # counting the ExecutePlan goals it ran (1, 2, ...) and <index> the step's index in the plan.
 KEY_FRAME = re.compile(r"^plan(\d+)_step(\d+)_(ok|failed)\.png$")
+TARGETED = frozenset({"place", "pour", "give", "move_to"})  # primitives whose target is where things go
 
 
 @dataclass
@@ -37,7 +38,9 @@ class StepRun:
 
     @property
     def label(self) -> str:
-        return f"{self.primitive} {self.object or ''}" + (f" → {self.target}" if self.target else "")
+        """'place bread → yellow bowl'; a pick names only its object (its target is where it stood)."""
+        into = self.target if self.primitive in TARGETED else None
+        return f"{self.primitive} {self.object or ''}" + (f" → {into}" if into else "")
 
 
 @dataclass

@@ -15,6 +15,7 @@ import pytest
 
 from memora_core.report import write_demo_report
 from memora_core.report.frames import FrameSheet, find_videos
+from memora_core.report.memory_view import read_memory
 from memora_core.store.sqlite_store import SQLiteStore
 from tests.browser import chromium, needs_chromium, open_page
 from tests.core.report_run import FPS, PARTICIPANT, SECONDS, VIDEOS, build_demo_run, grey_at, write_video
@@ -80,6 +81,21 @@ def test_report_links_are_relative_and_resolve(run):
         assert page.count('class="entity') == len(store.entities(PARTICIPANT, include_deleted=True))
     finally:
         store.close()
+
+
+def test_entity_timelines_keep_every_observation_and_fold_noops(run, tmp_path):
+    run_dir, _ = run
+    sheet = FrameSheet(find_videos(run_dir / "demos"), tmp_path / "files", tmp_path)
+    memory = read_memory(run_dir / "memory", PARTICIPANT, sheet)
+    assert memory is not None and memory.entities
+    for e in memory.entities:
+        ops = [item.op for item in e.timeline]
+        assert sum(len(item.rows) for item in e.timeline) == len(e.history) == e.record.observation_count
+        assert all(not (a == b == "noop") for a, b in zip(ops, ops[1:])), ops
+        assert ops[0] == "add"
+    assert any(len(item.rows) > 1 for e in memory.entities for item in e.timeline)  # the store has noops
+    # every history row is shown by the frame the memory writer saw mid-segment
+    assert all(h.thumb.video_id == h.obs.video_id for e in memory.entities for h in e.history)
 
 
 @needs_chromium
