@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from memora_core.robot import load_robot_config, make_robot
-from memora_core.robot.limits import LimitCause, LimitViolation
+from memora_core.robot.limits import PEAK_TO_MEAN_SPEED, LimitCause, LimitViolation
 from memora_core.robot.trajectory import JointTrajectory
 from sim.scene import Layout
 
@@ -91,12 +91,11 @@ def _commands(robot):
     return st.lists(_command(ranges, margin, rest), min_size=1, max_size=3)
 
 
-def _resolve(duration, robot, target: dict) -> object:
-    if isinstance(duration, tuple):
-        current = robot.joint_positions()
-        worst = max(abs(float(v) - current[k]) for k, v in target.items())
-        return max(worst / robot.config.limits.max_velocity * math.pi / 2 * duration[1], 1e-6)
-    return duration
+def _resolve(duration: tuple[str, float], robot, target: dict) -> float:
+    """f times the shortest duration the velocity limit allows from the measured joints to `target`."""
+    current = robot.joint_positions()
+    worst = max(abs(v - current[k]) for k, v in target.items())
+    return max(worst / robot.config.limits.max_velocity * PEAK_TO_MEAN_SPEED * duration[1], 1e-6)
 
 
 def _run(robot, command) -> tuple[object, bool, bool]:
@@ -105,10 +104,9 @@ def _run(robot, command) -> tuple[object, bool, bool]:
     targets = spec if kind == "path" else [spec]
     valid_targets = all(ok for _, ok in targets)
     plain = [t for t, _ in targets]
-    resolvable = valid_targets and all(plain)
-    d = _resolve(duration, robot, plain[-1]) if isinstance(duration, tuple) and resolvable else duration
-    if isinstance(d, tuple):
-        d = 1.0
+    d = duration
+    if isinstance(duration, tuple):  # ('rel', f): against the measured joints; any 1 s when a target is bad
+        d = _resolve(duration, robot, plain[-1]) if valid_targets else 1.0
     try:
         if kind == "command":
             result = robot.command(plain[0], d)
@@ -120,7 +118,7 @@ def _run(robot, command) -> tuple[object, bool, bool]:
         result = exc
     if kind == "raw":  # too short (even 0) is stretched; what is not a finite number >= 0 is refused
         return result, True, math.isfinite(d) and d >= 0
-    good_d = (d is None and kind == "command") or (isinstance(d, float) and 0 < d <= 60.0)
+    good_d = (d is None and kind == "command") or (isinstance(d, float) and 0 < d <= robot.config.limits.max_duration_s)
     return result, valid_targets, good_d
 
 
@@ -152,7 +150,7 @@ def _check_frames(frames: list[np.ndarray], before: np.ndarray, lo: np.ndarray, 
 
 # --- the pure profile --------------------------------------------------------------------------------
 @SETTINGS
-@given(knots=st.lists(st.lists(st.floats(-3.0, 3.0), min_size=2, max_size=2), min_size=2, max_size=5),
+@given(knots=st.lists(st.lists(st.floats(-1.5, 1.5), min_size=2, max_size=2), min_size=2, max_size=5),
        scale=st.sampled_from([0.0, 1e-9, 0.01, 1.0, 3.0]), dt=st.sampled_from([0.002, 0.004, 0.005]),
        v=st.sampled_from([1.0, 2.0]))
 def test_the_profile_never_exceeds_the_velocity_limit_and_ends_at_the_goal(knots, scale, dt, v):
