@@ -25,7 +25,8 @@ def open_store(args: argparse.Namespace, *, readonly: bool = True):
         cfg = MemoraConfig.model_validate(data)
     if not (Path(args.store) / "memory.sqlite").exists():
         raise FileNotFoundError(f"no memory store at {args.store} (run `memora write` first)")
-    return MemoryStore.open(args.store, cfg, readonly=readonly)
+    # readers never take the writer lock (they run while `memora write` does); writers hold it
+    return MemoryStore.open_reader(args.store, cfg) if readonly else MemoryStore.open_writer(args.store, cfg)
 
 
 def add_store_args(p: argparse.ArgumentParser) -> None:

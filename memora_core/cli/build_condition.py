@@ -16,7 +16,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.bank:
         from memora_core.store import MemoryStore
 
-        bank = MemoryStore.open(args.bank, readonly=True)
+        bank = MemoryStore.open_reader(args.bank)
     ids = CONDITION_IDS if args.condition == "all" else (args.condition,)
     for cid in ids:
         memory = build_condition(cid, store, args.participant, bank_store=bank)

@@ -10,8 +10,11 @@ from memora_core.config import load_config
 def _reindex(args: argparse.Namespace) -> int:
     from memora_core.store import MemoryStore
 
-    store = MemoryStore.open(args.store, load_config(args.config))
-    counts = store.reindex()
+    store = MemoryStore.open_writer(args.store, load_config(args.config))  # rebuilding the index writes
+    try:
+        counts = store.reindex()
+    finally:
+        store.close()
     print(json.dumps(counts) if args.json else "\n".join(f"{k}: {v}" for k, v in counts.items()))
     return 0
 

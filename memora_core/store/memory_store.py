@@ -50,23 +50,47 @@ class MemoryStore(SQLiteStore):
         self.config = config or StoreConfig()
         self.vectors: VectorIndex | None = None
         self._segments_since_flush = 0
-        if self.config.vectors.backend != "none":
-            embedder = make_embedder(self.config.embedding)
-            self.vectors = VectorIndex(self.root, self.config.vectors, embedder)
-            if not readonly:
-                self.flush_vectors()
+        try:
+            if self.config.vectors.backend != "none":
+                embedder = make_embedder(self.config.embedding)
+                self.vectors = VectorIndex(self.root, self.config.vectors, embedder)
+                if not readonly:
+                    self.flush_vectors()
+        except BaseException:
+            self.close()  # frees the writer lock: a failed open leaves the store to the next writer
+            raise
 
     @classmethod
-    def open(cls, root: Path | str, config: MemoraConfig | None = None, **kw: Any) -> "MemoryStore":
-        return cls(root, (config or load_config()).store, **kw)
+    def open(cls, root: Path | str, config: MemoraConfig | None = None, *, readonly: bool = False) -> "MemoryStore":
+        """`open_writer` by default (the historical meaning), `open_reader` with readonly=True."""
+        return cls(root, (config or load_config()).store, readonly=readonly)
+
+    @classmethod
+    def open_writer(cls, root: Path | str, config: MemoraConfig | None = None) -> "MemoryStore":
+        """The store's one writer: holds `<root>/writer.lock` until close() or process death.
+
+        Raises StoreLockedError (another writer holds it; names its pid and host) or StorePathError
+        (root is a file, not writable, or not a memora store), before SQLite or Chroma are touched."""
+        return cls.open(root, config, readonly=False)
+
+    @classmethod
+    def open_reader(cls, root: Path | str, config: MemoraConfig | None = None) -> "MemoryStore":
+        """A reader (query/plan/ask/stats): never takes the writer lock, so it works while a writer runs."""
+        return cls.open(root, config, readonly=True)
 
     def close(self) -> None:
-        if self.vectors is not None:
-            if not self.readonly:
-                self.flush_vectors()
-            self.vectors.close()
-            self.vectors = None
-        super().close()
+        """Flush and close the vector index, then SQLite; the writer lock is released whatever fails."""
+        try:
+            if self.vectors is not None:
+                vectors = self.vectors
+                try:
+                    if not self.readonly:
+                        self.flush_vectors()
+                finally:
+                    self.vectors = None
+                    vectors.close()
+        finally:
+            super().close()
 
     # --------------------------------------------------------------- writes
     def commit_segment(self, write: SegmentWrite) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,8 @@ from memora_core.schemas import (
     SegmentObservation,
     StrictModel,
 )
+from memora_core.store.errors import StorePathError
+from memora_core.store.lock import StoreLock
 from memora_core.store.migrations import migrate
 
 log = logging.getLogger(__name__)
@@ -68,31 +71,65 @@ def _dump(value: Any) -> str:
 
 
 class SQLiteStore:
-    """Typed access to the SQLite file. Readers may share it; exactly one process writes."""
+    """Typed access to the SQLite file. Readers may share it; exactly one writer, held by `StoreLock`."""
 
     def __init__(self, root: Path | str, *, readonly: bool = False) -> None:
+        """Open for reading (`readonly=True`: no lock, the file must exist) or as the store's one writer
+        (takes the writer lock first: StoreLockedError if another writer holds it, StorePathError if the
+        directory cannot hold a writable store)."""
         self.root = Path(root)
         self.readonly = readonly
-        if not readonly:
-            self.root.mkdir(parents=True, exist_ok=True)
         self.path = self.root / DB_FILENAME
-        if readonly and not self.path.exists():
-            raise FileNotFoundError(f"no memory store at {self.path}")
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        self._writer_lock: StoreLock | None = None
+        if readonly:
+            if not self.path.exists():
+                raise FileNotFoundError(f"no memory store at {self.path}")
+        else:
+            self._writer_lock = StoreLock.acquire(self.root)
+        try:
+            self._connect()
+        except BaseException:
+            self._release_writer_lock()
+            raise
+
+    def _connect(self) -> None:
+        if not self.readonly and self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+            raise StorePathError(self.root, f"{DB_FILENAME} is not writable")
+        uri = f"file:{self.path}?mode=ro" if self.readonly else f"file:{self.path}"
         self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute("PRAGMA busy_timeout = 10000")
-        if not readonly:
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self.schema_version = migrate(self._conn)
-        else:
-            self.schema_version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        try:
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA busy_timeout = 10000")
+            if not self.readonly:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self.schema_version = migrate(self._conn)
+            else:
+                self.schema_version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            if self.readonly:
+                raise
+            raise StorePathError(self.root, f"{DB_FILENAME} cannot be written as a memory store: {exc}") from exc
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @property
+    def holds_writer_lock(self) -> bool:
+        return self._writer_lock is not None and self._writer_lock.held
 
     def close(self) -> None:
-        self._conn.close()
+        try:
+            self._conn.close()
+        finally:
+            self._release_writer_lock()
+
+    def _release_writer_lock(self) -> None:
+        if self._writer_lock is not None:
+            self._writer_lock.release()
 
     # ------------------------------------------------------------------ transactions
     @contextmanager

@@ -45,6 +45,7 @@ def p06_store(p06_store_dir) -> MemoryStore:
     """P06 memory, consolidated once (tests that re-consolidate use their own copy)."""
     from memora_core.consolidation import consolidate
 
-    store = MemoryStore.open(p06_store_dir, no_vector_config())
-    consolidate(store, "P06")
-    return store
+    writer = MemoryStore.open_writer(p06_store_dir, no_vector_config())
+    consolidate(writer, "P06")
+    writer.close()  # one writer per store: tests that run `memora consolidate` on this store write it again
+    return MemoryStore.open_reader(p06_store_dir, no_vector_config())
