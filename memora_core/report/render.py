@@ -3,12 +3,14 @@ stylesheet (templates/report.css), so a page is one self-contained file plus its
 network). Other packages (MEMORA-Bench) pass their own template folder, searched before this one."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 TEMPLATES = Path(__file__).resolve().with_name("templates")
+_NUMERIC = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?|-|x\d+(\.\d+)?")  # what tables right-align
 
 
 def num(value: Any, digits: int = 3) -> str:
@@ -35,6 +37,7 @@ def environment(*template_dirs: Path) -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = num
     env.filters["brief"] = brief
+    env.tests["numeric"] = lambda value: bool(_NUMERIC.fullmatch(str(value).strip()))
     return env
 
 
