@@ -1,12 +1,18 @@
 #!/usr/bin/env python
-"""Store benchmark: write throughput and query latency of the memory store at 10k and 100k records.
+"""Store benchmark: build rate and query latency of the memory store by number of vectors indexed.
 
-Records are entity observations (the largest table: one row per object per segment), written the way
-the online editor writes them: one transaction per segment, ~50 observations per segment, the
-segment's activity and changed entities queued for the vector index in the same transaction.
+A size is a number of vector-indexed items (activities + entities) written through the real store path
+(MemoryStore.commit_segment -> outbox -> flush_vectors -> Chroma). One long-lived participant (P000)
+owns `--main-share` of them, the rest belong to `--participants - 1` others, all in one store. Queries
+go through MemoryStore.semantic_search with the filters the tools use (participant; participant + video
++ time window; participant + a span of their history) for P000 and for one small participant, and
+every latency is printed next to the number of vectors indexed.
 
-    .venv/bin/python bench/benchmarks/store_bench.py [--sizes 10000 100000] [--embedding hashing|minilm] [--json]
+    .venv/bin/python bench/benchmarks/store_bench.py [--sizes 10000 100000] [--vectors hashing|minilm|random]
+        [--store-dir DIR] [--shared] [--json]
 
+`--vectors random` bypasses the embedder (not the index) for the largest sizes; the output says so.
+`--shared` also measures a Chroma server (`chroma run`) with one writer and `--readers` reader processes.
 Prints figures; asserts nothing (timing targets are read by people, not by tests).
 """
 from __future__ import annotations
@@ -14,153 +20,110 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import tempfile
-import time
+from dataclasses import asdict
 from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tqdm import tqdm  # noqa: E402
+from store_build import VECTOR_MODES, Build, build_store, load_build, open_store  # noqa: E402
+from store_data import MAIN, SEGMENT_S, SEGMENTS_PER_VIDEO, Layout  # noqa: E402
+from store_queries import WINDOW_S, query_suite, summarise, timed  # noqa: E402
+from store_report import print_report  # noqa: E402
+from store_shared import SharedSpec, run_shared  # noqa: E402
 
-from memora_core.config import EmbeddingConfig, StoreConfig, VectorConfig  # noqa: E402
-from memora_core.schemas import (  # noqa: E402
-    Activity,
-    EditDecision,
-    EditOp,
-    EntityObservation,
-    EntityRecord,
-    ObjectObservation,
-    Segment,
-    SegmentObservation,
-)
-from memora_core.store import MemoryStore, SegmentWrite  # noqa: E402
-
-NOUNS = ["cup", "plate", "knife", "spoon", "bowl", "pan", "pot", "kettle", "sponge", "tap", "fridge", "drawer",
-         "onion", "tomato", "bread", "butter", "milk", "tea", "coffee", "glass", "lid", "board", "oil", "salt"]
-PARTICIPANTS = ["P01", "P02", "P03", "P04"]
-OBS_PER_SEGMENT = 50
-ENTITIES_PER_PARTICIPANT = 400
-SEGMENTS_PER_VIDEO = 180  # 30 min videos
+from memora_core.store import MemoryStore  # noqa: E402
 
 
-def build_write(pid: str, seq: int, rng: random.Random, known: dict[str, EntityRecord]) -> SegmentWrite:
-    video_no, index = divmod(seq, SEGMENTS_PER_VIDEO)
-    video = f"{pid}_{video_no:03d}"
-    start = index * 10.0
-    seg = Segment(participant_id=pid, video_id=video, index=index, start_s=start, end_s=start + 10)
-    names = rng.sample(range(ENTITIES_PER_PARTICIPANT), OBS_PER_SEGMENT)
-    entities, history, decisions, objects = [], [], [], []
-    for n in names:
-        eid = f"{pid}:e{n}"
-        name = f"{NOUNS[n % len(NOUNS)]} {n}"
-        objects.append(ObjectObservation(name=name))
-        rec = known.get(eid)
-        op = EditOp.ADD if rec is None else (EditOp.UPDATE if rng.random() < 0.2 else EditOp.NOOP)
-        if rec is None:
-            rec = EntityRecord(entity_id=eid, participant_id=pid, name=name, first_seen_video=video,
-                               first_seen_s=start, last_seen_video=video, last_seen_s=start,
-                               first_seen_seq=seq, last_seen_seq=seq)
-        else:
-            rec = rec.model_copy(update={"last_seen_video": video, "last_seen_s": start, "last_seen_seq": seq,
-                                         "observation_count": rec.observation_count + 1})
-        known[eid] = rec
-        if op is not EditOp.NOOP:
-            entities.append(rec)
-        history.append(EntityObservation(entity_id=eid, participant_id=pid, segment_id=seg.segment_id,
-                                         video_id=video, t_s=start, seq=seq, op=op))
-        decisions.append(EditDecision(op=op, observed_name=name, target_entity_id=eid, reason="bench"))
-    summary = "handle " + ", ".join(o.name for o in objects[:6])
-    activity = Activity(activity_id=f"act:{seg.segment_id}", participant_id=pid, segment_id=seg.segment_id,
-                        video_id=video, start_s=start, end_s=start + 10, seq=seq, summary=summary,
-                        verbs=["take"], objects=[o.name for o in objects[:6]])
-    obs = SegmentObservation(segment=seg, objects=objects, summary=summary, backend="bench")
-    return SegmentWrite(observation=obs, seq=seq, entities=entities, entity_observations=history,
-                        decisions=decisions, activity=activity)
+def measure(store: MemoryStore, layout: Layout, build: Build, args: argparse.Namespace) -> dict[str, Any]:
+    """Query figures of the store as it stands, with what was written and what the index holds."""
+    assert store.vectors is not None
+    pids = [MAIN] + layout.pids()[1:2]
+    rows = query_suite(store, {pid: store.next_seq(pid) for pid in pids}, args.repeats, args.seed)
+    rng = random.Random(args.seed + 1)
+    videos = store.videos(MAIN)
+
+    def sql_read() -> None:
+        t0 = rng.uniform(0, SEGMENTS_PER_VIDEO * SEGMENT_S - WINDOW_S)
+        store.entity_observations_in(MAIN, video_id=rng.choice(videos), t0=t0, t1=t0 + WINDOW_S, limit=100)
+
+    sql = {"query": "entity_observations_in(participant, video, window)", **summarise(timed(sql_read, args.repeats))}
+    counts = {c: store.vectors.count(c) for c in ("activities", "entities")}
+    written = build.written
+    return {"size": build.items, "inserted": {"activities": sum(written["activities"].values()),
+                                              "entities": sum(written["entities"].values()), "total": build.items},
+            "indexed": {**counts, "total": sum(counts.values())},
+            "build": {**asdict(build), "items": build.items, "items_per_s": round(build.items_per_s(), 1)},
+            "vector_queries": rows, "sql_query": sql}
 
 
-def percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+def run_sizes(root: Path, args: argparse.Namespace, results: dict[str, Any], save: Callable[[], None]) -> None:
+    """One build of the largest size, measured at every requested size on the way (or a reused build)."""
+    top = max(args.sizes)
+    layout = Layout(items=top, participants=args.participants, main_share=args.main_share, seed=args.seed)
+    reused = load_build(root, layout, args.vectors)
+    if reused is not None:
+        store = open_store(root, args.vectors, args.flush_every, readonly=True)
+        try:
+            results["sizes"].append(measure(store, layout, reused, args))
+        finally:
+            store.close()
+        save()
+        return
 
+    def at_size(store: MemoryStore, so_far: Build) -> None:
+        results["sizes"].append(measure(store, layout, so_far, args))
+        save()
 
-def timed(fn, repeats: int) -> dict[str, float]:
-    samples = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    return {"p50_ms": round(statistics.median(samples), 3), "p95_ms": round(percentile(samples, 0.95), 3)}
-
-
-def run_size(size: int, embedding: str, seed: int) -> dict:
-    rng = random.Random(seed)
-    cfg = StoreConfig(vectors=VectorConfig(backend="chroma"), embedding=EmbeddingConfig(backend=embedding))
-    with tempfile.TemporaryDirectory() as tmp:
-        store = MemoryStore(Path(tmp) / "mem", cfg)
-        segments = size // OBS_PER_SEGMENT
-        known: dict[str, EntityRecord] = {}
-        seqs = {p: 0 for p in PARTICIPANTS}
-        writes = []
-        for i in range(segments):
-            pid = PARTICIPANTS[i % len(PARTICIPANTS)]
-            writes.append(build_write(pid, seqs[pid], rng, known))
-            seqs[pid] += 1
-        t = time.perf_counter()
-        for w in tqdm(writes, desc=f"write {size}", unit="seg", leave=False):
-            store.commit_segment(w)
-        write_s = time.perf_counter() - t
-        n_obs = store.query("SELECT COUNT(*) FROM entity_observations")[0][0]
-        pid = PARTICIPANTS[0]
-        videos = store.videos(pid)
-        queries = {}
-        qrng = random.Random(seed + 1)
-
-        def sql_unfiltered():
-            store.query("SELECT * FROM entity_observations WHERE entity_id = ? ORDER BY seq",
-                        (f"{PARTICIPANTS[qrng.randrange(4)]}:e{qrng.randrange(ENTITIES_PER_PARTICIPANT)}",))
-
-        def sql_filtered():
-            t0 = qrng.uniform(0, 1500)
-            store.entity_observations_in(pid, video_id=qrng.choice(videos), t0=t0, t1=t0 + 120, limit=100)
-
-        def vec_unfiltered():
-            store.vectors._collections["activities"].query(
-                query_embeddings=list(store.vectors.embedder.embed([f"take {qrng.choice(NOUNS)}"])), n_results=10)
-
-        def vec_filtered():
-            t0 = qrng.uniform(0, 1500)
-            store.semantic_search("activities", f"take {qrng.choice(NOUNS)}", participant_id=pid, k=10,
-                                  where={"$and": [{"t_s": {"$gte": t0}}, {"t_s": {"$lte": t0 + 300}}]})
-
-        queries["sql_history_unfiltered"] = timed(sql_unfiltered, 200)
-        queries["sql_participant_time_filter"] = timed(sql_filtered, 200)
-        queries["vector_unfiltered"] = timed(vec_unfiltered, 100)
-        queries["vector_participant_time_filter"] = timed(vec_filtered, 100)
-        store.close()
-        return {"records": n_obs, "segments": segments, "activities_indexed": segments,
-                "write_obs_per_s": round(n_obs / write_s, 1), "write_segments_per_s": round(segments / write_s, 1),
-                "queries": queries}
+    build_store(root, layout, args.vectors, args.flush_every, progress=not args.no_progress,
+                checkpoints={n: at_size for n in sorted(set(args.sizes))})
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    ap.add_argument("--embedding", choices=["hashing", "minilm"], default="hashing")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="vector-indexed items")
+    ap.add_argument("--vectors", choices=sorted(VECTOR_MODES), default="hashing")
+    ap.add_argument("--participants", type=int, default=100)
+    ap.add_argument("--main-share", type=float, default=0.5, help="share of the items owned by P000")
+    ap.add_argument("--flush-every", type=int, default=256, help="store.vectors.flush_every_segments")
+    ap.add_argument("--repeats", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--store-dir", type=Path, help="keep the built store here; a rerun measures it again")
+    ap.add_argument("--shared", action="store_true", help="also measure a Chroma server, 1 writer + N readers")
+    ap.add_argument("--readers", type=int, default=3)
+    ap.add_argument("--shared-items", type=int, default=20_000, help="items in the server before readers start")
+    ap.add_argument("--shared-write-items", type=int, default=5_000, help="items the writer adds meanwhile")
+    ap.add_argument("--shared-seconds", type=float, default=20.0, help="how long each reader queries")
+    ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--out", type=Path, help="also write the JSON here, after every measured size")
     args = ap.parse_args()
-    results = {"embedding": args.embedding, "sizes": [run_size(s, args.embedding, args.seed) for s in args.sizes]}
+    if any(s < 2 for s in args.sizes) or args.participants < 1 or not 0 < args.main_share <= 1:
+        print("store_bench: sizes must be >= 2, participants >= 1, 0 < main-share <= 1", file=sys.stderr)
+        return 2
+    results: dict[str, Any] = {"vectors": args.vectors, "vectors_note": VECTOR_MODES[args.vectors], "sizes": []}
+
+    def save() -> None:
+        if args.out is not None:
+            args.out.write_text(json.dumps(results, indent=2))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = args.store_dir or Path(tmp)
+        run_sizes(base / f"items_{max(args.sizes)}_{args.vectors}_p{args.participants}_s{args.seed}", args, results, save)
+        if args.shared:
+            spec = SharedSpec(items=args.shared_items, write_items=args.shared_write_items, readers=args.readers,
+                              seconds=args.shared_seconds, vectors=args.vectors, participants=args.participants,
+                              main_share=args.main_share, flush_every=args.flush_every, seed=args.seed)
+            results["shared"] = run_shared(Path(tmp) / "shared", spec)
+            save()
     if args.json:
         print(json.dumps(results, indent=2))
-        return 0
-    print(f"store benchmark (embedding={args.embedding}; records = entity observations)")
-    for r in results["sizes"]:
-        print(f"- {r['records']:>7} records: write {r['write_obs_per_s']:>9.0f} obs/s "
-              f"({r['write_segments_per_s']:.0f} segments/s, one transaction each)")
-        for name, q in r["queries"].items():
-            print(f"    {name:<32} p50 {q['p50_ms']:7.2f} ms   p95 {q['p95_ms']:7.2f} ms")
+    else:
+        print_report(results)
     return 0
 
 
