@@ -23,7 +23,6 @@ from memora_core.llm.parsing.limits import (
     MAX_JSON_DEPTH,
     ParseBudget,
     ParseFailure,
-    ParseTimeout,
     bounded_reply,
     guarded,
 )
@@ -209,7 +208,7 @@ def _fenced(text: str) -> str | None:
 
 def first_json_value(text: Any, budget: ParseBudget) -> Any:
     """A whole reply (or its first fenced block) as JSON, else the first JSON object inside it; FAIL if none.
-    May raise ParseTimeout."""
+    May raise limits.ParseTimeout (the caller turns it into its typed failure)."""
     text = bounded_reply(text, budget).strip()
     fenced = _fenced(text)
     if fenced is not None:
@@ -224,5 +223,5 @@ def first_json_value(text: Any, budget: ParseBudget) -> Any:
     return FAIL
 
 
-__all__ = ["FAIL", "ParseTimeout", "clean_value", "depth_within", "first_json_value", "json_spans", "lenient",
+__all__ = ["FAIL", "clean_value", "depth_within", "first_json_value", "json_spans", "lenient",
            "load_strict", "loads_lenient", "parse_json_object", "repair"]
