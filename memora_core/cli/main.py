@@ -13,8 +13,9 @@ import sys
 
 import memora_core.cli as cli_pkg
 from memora_core import __version__
+from memora_core.errors import ExitCode, MemoraError
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = ExitCode.OK, ExitCode.ERROR, ExitCode.BAD_INPUT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,10 +46,22 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or EXIT_OK)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    except MemoraError as exc:  # typed failures: their class says the exit code
+        return _fail(args, exc, exc.exit_code)
     except (FileNotFoundError, ValueError, PermissionError) as exc:
-        print(f"memora {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(args, exc, EXIT_ERROR)
+    except Exception as exc:  # anything else: still one line (the traceback with -v)
+        return _fail(args, exc, EXIT_ERROR, kind=f"{type(exc).__name__}: ")
+
+
+def _fail(args: argparse.Namespace, exc: BaseException, code: int, kind: str = "") -> int:
+    """Report a failure as exactly one line on stderr (a traceback only when asked for with -v)."""
+    if args.verbose:
+        logging.getLogger("memora").error("%s failed", args.command, exc_info=exc)
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    print(f"memora {args.command}: error: {kind}{message}", file=sys.stderr)
+    return int(code)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from memora_core.config import load_config
+from memora_core.errors import ExitCode
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +27,13 @@ def _limit_threads(n: int) -> None:
 def _write(args: argparse.Namespace) -> int:
     from memora_core.editing import MemoryWriter, load_editor_config, make_decider
     from memora_core.ingest.narration import group_narrations, load_narrations, load_video_durations
+    from memora_core.ingest.video import probe_video
     from memora_core.perception import load_perception_config, make_perception
     from memora_core.store import MemoryStore
 
     if bool(args.narrations) == bool(args.video):
         print("memora write: give exactly one of --narrations or --video", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     config = load_config(args.config)
     if args.embedding:
         config.store.embedding.backend = args.embedding
@@ -42,26 +44,27 @@ def _write(args: argparse.Namespace) -> int:
     if args.video and pcfg.backend == "narration":
         print("memora write: narration perception cannot watch a video; use --perception vlm (or sim)",
               file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     if pcfg.data_dir is None:
         pcfg.data_dir = str(config.data_path())
     ecfg = load_editor_config(args.editor_config, decider=args.decider)
+    # Every input is validated before the store is opened, so bad input never leaves a partial write.
     segments, durations = None, {}
-    if args.narrations:  # validate the input before anything heavy is loaded
-        rows = load_narrations(args.narrations, args.participant)
-        if not rows:
-            print(f"memora write: no rows for participant {args.participant} in {args.narrations}", file=sys.stderr)
-            return 1
+    if args.narrations:
         info = config.data_path() / "epic100" / "EPIC_100_video_info.csv"
         durations = load_video_durations(info) if info.exists() else {}
+        rows = load_narrations(args.narrations, args.participant, durations=durations)
+        if not rows:
+            print(f"memora write: no rows for participant {args.participant} in {args.narrations}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
         segments = group_narrations(rows, config.segmenting, durations)
-    elif not args.video.exists():
-        raise FileNotFoundError(f"no such video: {args.video}")
+    else:
+        probe_video(args.video)
     _limit_threads(args.threads)
-    store = MemoryStore.open(args.store, config)
+    store = MemoryStore.open_writer(args.store, config)  # the one writer: StoreLockedError if another runs
     _limit_threads(args.threads)  # again, in case opening the store imported torch just now
-    writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
     try:
+        writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
         if segments is not None:
             summary = writer.write_narrations(segments, progress=not args.quiet, durations=durations)
         else:
@@ -80,14 +83,23 @@ def _write(args: argparse.Namespace) -> int:
           f"{out['wall_s']:.1f}s ({out['x_real_time']}x real time)")
     for damaged in out["damaged"]:
         print(f"memora write: {damaged}", file=sys.stderr)
-    return 3 if out["damaged"] else 0
+    return ExitCode.DAMAGED if out["damaged"] else ExitCode.OK
+
+
+EXIT_CODES_HELP = (
+    "exit codes: 0 written; 1 any other failure; 2 bad input, nothing written (usage, a CSV row - named "
+    "file:line: column -, a video that cannot be decoded, a store path that is a file or not writable); "
+    "3 a damaged video was written up to the damage; 4 the store is locked by another writer (its pid and "
+    "host are named; readers - plan, ask, stats - need no lock)."
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("write", help="ingest a video or EPIC narration CSV into a memory store (resumable)",
                        description="Form memory from one participant's experience. Segments already in the "
                                    "store are skipped, so rerunning after a crash completes the same memory. "
-                                   "Exit 3: a damaged video was written up to the damage.")
+                                   "One writer per store: the writer holds <store>/writer.lock until it exits.",
+                       epilog=EXIT_CODES_HELP)
     p.add_argument("--participant", required=True, help="participant id, e.g. P06")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--narrations", type=Path, help="EPIC narration CSV")

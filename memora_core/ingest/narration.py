@@ -1,7 +1,9 @@
 """EPIC-KITCHENS-100 narration tables → per-video segments on the shared grid.
 
 API (kept small for the writer, the benchmarks and the ROS node):
-- `load_narrations(csv_path, participant_id=None) -> list[NarrationRow]` (refuses missing columns by name)
+- `load_narrations(csv_path, participant_id=None, durations=None) -> list[NarrationRow]`: every row validated
+  (columns, timestamps finite and in range, start <= stop, non-empty verb/narration, field sizes); any problem
+  raises NarrationFormatError naming file:line: column
 - `NounClasses.load(csv_path)` / `.normalise(raw_noun)`: EPIC noun-class taxonomy (synonyms → class key)
 - `load_video_durations(csv_path) -> dict[video_id, seconds]`
 - `group_narrations(rows, cfg, durations) -> list[NarrationSegment]` in video order, then time order
@@ -10,20 +12,43 @@ from __future__ import annotations
 
 import ast
 import csv
+import math
+import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import TypeAdapter
+
 from memora_core.config import SegmentingConfig
+from memora_core.errors import BadInputError
 from memora_core.ingest.segments import plan_segments, segment_index_at
 from memora_core.schemas import Segment
+from memora_core.schemas.common import ParticipantId
+
+_PARTICIPANT = TypeAdapter(ParticipantId)
 
 REQUIRED_COLUMNS = ("narration_id", "participant_id", "video_id", "start_timestamp", "stop_timestamp",
                     "narration", "verb", "verb_class", "noun", "noun_class", "all_nouns", "all_noun_classes")
 
+# Bounds on what a row may hold. EPIC's longest video is about an hour and its longest field under 100
+# characters; anything far past these is an error in the file, and refusing it keeps the segment grid
+# (one entry per 10 s) and every later step bounded.
+MAX_TIMESTAMP_S = 24 * 3600.0
+DURATION_SLACK_S = 1.0           # narrations may run this far past the video's recorded duration
+MAX_FIELD_CHARS = 1024
+MAX_NOUNS_PER_ROW = 64
+MAX_CLASS_ID = 100_000
 
-class NarrationFormatError(ValueError):
-    """The CSV is not an EPIC narration table (missing columns, unparsable values)."""
+_TIMESTAMP_RE = re.compile(r"(-?)(\d{1,9}):([0-5]?\d):([0-5]?\d(?:\.\d{1,9})?)")
+_TEXT_COLUMNS = ("narration", "verb")  # must be non-empty: an action without a verb is not an action
+
+
+class NarrationFormatError(BadInputError):
+    """The CSV is not an EPIC narration table (missing columns, unparsable or out-of-range values).
+
+    The message starts with `file:line:` and names the column, so a user can go straight to it."""
 
 
 @dataclass(frozen=True)
@@ -48,54 +73,143 @@ class NarrationSegment:
     rows: list[NarrationRow]
 
 
+class _FieldError(ValueError):
+    """A bad value in one column; load_narrations adds file and line."""
+
+    def __init__(self, column: str, problem: str) -> None:
+        super().__init__(f"{column}: {problem}")
+        self.column = column
+
+
 def parse_timestamp(value: str) -> float:
-    """'HH:MM:SS.ff' → seconds."""
-    parts = value.strip().split(":")
-    if len(parts) != 3:
-        raise ValueError(f"timestamp {value!r} is not HH:MM:SS.ff")
-    h, m, s = parts
-    return int(h) * 3600 + int(m) * 60 + float(s)
+    """'HH:MM:SS.ff' → seconds (finite, non-negative, at most MAX_TIMESTAMP_S); ValueError otherwise."""
+    m = _TIMESTAMP_RE.fullmatch(value.strip())
+    if m is None:
+        raise ValueError(f"timestamp {_show(value)} is not HH:MM:SS.ff")
+    sign, h, mi, sec = m.groups()
+    seconds = int(h) * 3600 + int(mi) * 60 + float(sec)
+    if sign:
+        raise ValueError(f"timestamp {_show(value)} is negative")
+    if seconds > MAX_TIMESTAMP_S:
+        raise ValueError(f"timestamp {_show(value)} is past the {MAX_TIMESTAMP_S / 3600:.0f} h limit")
+    return seconds
 
 
-def _literal_list(value: str, column: str, where: str) -> list:
+def _show(value: str, limit: int = 40) -> str:
+    """A value for an error message: quoted, one line, cut short."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")
+
+
+def _literal_list(value: str, column: str, item_type: type) -> list:
+    """A Python list literal of `item_type` items (strings or ints), e.g. "['tap', 'water']"."""
     try:
         parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError) as exc:
-        raise NarrationFormatError(f"{where}: column {column!r} is not a list literal: {value!r}") from exc
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        raise _FieldError(column, f"not a list literal: {_show(value)}") from exc
     if not isinstance(parsed, (list, tuple)):
-        raise NarrationFormatError(f"{where}: column {column!r} is not a list: {value!r}")
+        raise _FieldError(column, f"not a list: {_show(value)}")
+    if len(parsed) > MAX_NOUNS_PER_ROW:
+        raise _FieldError(column, f"{len(parsed)} items, more than {MAX_NOUNS_PER_ROW}")
+    for item in parsed:
+        if type(item) is not item_type:
+            raise _FieldError(column, f"holds {_show(repr(item))}, not a {item_type.__name__}")
     return list(parsed)
 
 
-def load_narrations(path: Path | str, participant_id: str | None = None) -> list[NarrationRow]:
-    """Read an EPIC narration CSV (optionally one participant's rows), sorted by video then start time."""
+def _class_id(value: str, column: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise _FieldError(column, f"not an integer: {_show(value)}") from None
+    if not 0 <= number < MAX_CLASS_ID:
+        raise _FieldError(column, f"{number} is outside 0..{MAX_CLASS_ID - 1}")
+    return number
+
+
+def _timestamp(rec: dict[str, str], column: str) -> float:
+    try:
+        return parse_timestamp(rec[column])
+    except ValueError as exc:
+        raise _FieldError(column, str(exc)) from None
+
+
+def _row(rec: dict[str, str], durations: dict[str, float]) -> NarrationRow:
+    """One validated row: everything later steps (segments, perception, schemas) require holds here."""
+    for column, value in rec.items():
+        if len(value) > MAX_FIELD_CHARS:
+            raise _FieldError(column, f"{len(value)} characters, more than {MAX_FIELD_CHARS}")
+    try:
+        participant_id = _PARTICIPANT.validate_python(rec["participant_id"])
+    except ValueError:
+        raise _FieldError("participant_id", f"{_show(rec['participant_id'])} is not 1-64 letters, digits, "
+                                            "'_' or '-'") from None
+    for column in ("narration_id", "video_id", *_TEXT_COLUMNS):
+        if not rec[column].strip():
+            raise _FieldError(column, "is empty")
+    start_s, stop_s = _timestamp(rec, "start_timestamp"), _timestamp(rec, "stop_timestamp")
+    if stop_s < start_s:
+        raise _FieldError("stop_timestamp", f"{rec['stop_timestamp']} is before start_timestamp "
+                                            f"{rec['start_timestamp']}")
+    video_id = rec["video_id"].strip()
+    duration = durations.get(video_id)
+    if duration is not None and stop_s > duration + DURATION_SLACK_S:
+        raise _FieldError("stop_timestamp", f"{rec['stop_timestamp']} is past the end of video {video_id} "
+                                            f"({duration:.2f} s)")
+    nouns = tuple(_literal_list(rec["all_nouns"], "all_nouns", str))
+    classes = tuple(_class_id(str(c), "all_noun_classes")
+                    for c in _literal_list(rec["all_noun_classes"], "all_noun_classes", int))
+    if len(nouns) != len(classes):
+        raise _FieldError("all_noun_classes", f"{len(classes)} classes for {len(nouns)} nouns in all_nouns")
+    for noun in nouns:
+        if not readable_noun(noun):
+            raise _FieldError("all_nouns", f"holds an empty noun: {_show(rec['all_nouns'])}")
+    return NarrationRow(
+        narration_id=rec["narration_id"].strip(), participant_id=participant_id, video_id=video_id,
+        start_s=start_s, stop_s=stop_s, narration=rec["narration"].strip(), verb=rec["verb"].strip(),
+        verb_class=_class_id(rec["verb_class"], "verb_class"), noun=rec["noun"].strip(),
+        noun_class=_class_id(rec["noun_class"], "noun_class"), all_nouns=nouns, all_noun_classes=classes)
+
+
+def _records(path: Path, required: tuple[str, ...], what: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, record) of a CSV with `required` columns; every way the file can be unreadable (I/O,
+    not UTF-8, CSV syntax, oversized field, ragged row) becomes a NarrationFormatError naming file:line."""
+    line = 0
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in required if c not in (reader.fieldnames or [])]
+            if missing:
+                raise NarrationFormatError(f"{path}: not {what}, missing columns: {', '.join(missing)}")
+            for rec in reader:
+                line = reader.line_num
+                if None in rec or None in rec.values():
+                    raise NarrationFormatError(f"{path}:{line}: the row does not have the header's "
+                                               f"{len(reader.fieldnames or [])} fields")
+                yield line, rec
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise NarrationFormatError(f"{path}:{line + 1}: unreadable CSV: {_show(str(exc), 120)}") from None
+    except OSError as exc:
+        raise NarrationFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def load_narrations(path: Path | str, participant_id: str | None = None, *,
+                    durations: dict[str, float] | None = None) -> list[NarrationRow]:
+    """Read an EPIC narration CSV (optionally one participant's rows), sorted by video then start time.
+
+    Every row kept is validated (see `_row`; with `durations`, also against its video's length) before
+    anything is returned, so a bad row is refused before a single segment is built. Any problem with
+    the file raises NarrationFormatError naming file, line and column; nothing else escapes.
+    """
     path = Path(path)
-    with path.open(newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise NarrationFormatError(f"{path}: not an EPIC narration table, missing columns: {', '.join(missing)}")
-        rows = []
-        for line, rec in enumerate(reader, start=2):
-            if participant_id is not None and rec["participant_id"] != participant_id:
-                continue
-            where = f"{path}:{line}"
-            try:
-                nouns = tuple(str(n) for n in _literal_list(rec["all_nouns"], "all_nouns", where))
-                classes = tuple(int(c) for c in _literal_list(rec["all_noun_classes"], "all_noun_classes", where))
-                row = NarrationRow(
-                    narration_id=rec["narration_id"], participant_id=rec["participant_id"],
-                    video_id=rec["video_id"], start_s=parse_timestamp(rec["start_timestamp"]),
-                    stop_s=parse_timestamp(rec["stop_timestamp"]), narration=rec["narration"].strip(),
-                    verb=rec["verb"].strip(), verb_class=int(rec["verb_class"]), noun=rec["noun"].strip(),
-                    noun_class=int(rec["noun_class"]), all_nouns=nouns, all_noun_classes=classes)
-            except (TypeError, ValueError) as exc:
-                if isinstance(exc, NarrationFormatError):
-                    raise
-                raise NarrationFormatError(f"{where}: {exc}") from exc
-            if len(nouns) != len(classes):
-                raise NarrationFormatError(f"{where}: all_nouns and all_noun_classes differ in length")
-            rows.append(row)
+    durations = durations or {}
+    rows: list[NarrationRow] = []
+    for line, rec in _records(path, REQUIRED_COLUMNS, "an EPIC narration table"):
+        if participant_id is not None and rec["participant_id"] != participant_id:
+            continue
+        try:
+            rows.append(_row(rec, durations))
+        except _FieldError as exc:
+            raise NarrationFormatError(f"{path}:{line}: {exc}") from None
     rows.sort(key=lambda r: (r.video_id, r.start_s, r.narration_id))
     return rows
 
@@ -138,8 +252,20 @@ def readable_noun(raw: str) -> str:
 
 
 def load_video_durations(path: Path | str) -> dict[str, float]:
-    with Path(path).open(newline="") as fh:
-        return {r["video_id"]: float(r["duration"]) for r in csv.DictReader(fh)}
+    """EPIC_100_video_info.csv → {video_id: seconds}; NarrationFormatError (file:line) on a bad row."""
+    path = Path(path)
+    out: dict[str, float] = {}
+    for line, rec in _records(path, ("video_id", "duration"), "an EPIC video info table"):
+        raw = rec["duration"]
+        try:
+            seconds = float(raw) if len(raw) <= 64 else math.nan
+        except ValueError:
+            seconds = math.nan
+        if not rec["video_id"] or not 0.0 < seconds <= MAX_TIMESTAMP_S:
+            raise NarrationFormatError(f"{path}:{line}: duration: {_show(raw)} is not a number of seconds "
+                                       f"in (0, {MAX_TIMESTAMP_S:.0f}]")
+        out[rec["video_id"]] = seconds
+    return out
 
 
 def group_narrations(rows: list[NarrationRow], cfg: SegmentingConfig,

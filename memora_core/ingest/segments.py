@@ -5,6 +5,8 @@ import math
 
 from memora_core.config import SegmentingConfig
 
+MAX_SEGMENTS = 100_000  # about 11 days of 10 s segments: far past any recording, far below a memory problem
+
 
 def plan_segments(duration_s: float, cfg: SegmentingConfig) -> list[tuple[float, float]]:
     """(start_s, end_s) of each segment of a stream lasting `duration_s`.
@@ -12,6 +14,10 @@ def plan_segments(duration_s: float, cfg: SegmentingConfig) -> list[tuple[float,
     Fixed windows of `cfg.segment_s`; a trailing piece shorter than `cfg.min_tail_s` is folded into
     the one before, because a sub-second segment carries almost no evidence but costs a full edit pass.
     """
+    if not math.isfinite(duration_s) or duration_s / cfg.segment_s > MAX_SEGMENTS:
+        # the grid is a list: an absurd duration (a bad timestamp) must not allocate without bound
+        raise ValueError(f"stream duration {duration_s!r} s is not a finite length of at most "
+                         f"{MAX_SEGMENTS} segments of {cfg.segment_s} s")
     if duration_s <= 0:
         return []
     n = max(1, math.ceil(duration_s / cfg.segment_s - 1e-9))

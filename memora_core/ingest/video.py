@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from memora_core.config import SegmentingConfig
+from memora_core.errors import BadInputError
 from memora_core.schemas import Segment
 
 log = logging.getLogger(__name__)
@@ -53,8 +54,9 @@ class VideoReport:
                 f"kept {self.segments_emitted} complete segments before it; {self.error}")
 
 
-class VideoDecodeError(RuntimeError):
-    """The file cannot be opened as a video at all."""
+class VideoDecodeError(BadInputError, RuntimeError):
+    """The file cannot be used as a video at all (missing, empty, not a video, an mp4 cut before its
+    index was written, no decodable frame): refused before any segment is built."""
 
 
 @dataclass
@@ -178,14 +180,9 @@ def iter_video_segments(path: Path | str, participant_id: str, cfg: SegmentingCo
     path = Path(path)
     rep = report if report is not None else VideoReport(str(path))
     rep.path = str(path)
-    try:
-        container = av.open(str(path))
-    except (av.error.FFmpegError, OSError) as exc:
-        raise VideoDecodeError(f"{path}: cannot open as video: {exc}") from exc
+    container = _open_container(path)
     with container:
-        if not container.streams.video:
-            raise VideoDecodeError(f"{path}: no video stream")
-        stream = container.streams.video[0]
+        stream = _video_stream(container, path)
         stream.thread_type = "AUTO"
         rep.declared_duration_s = _declared_duration(container, stream)
         live = LiveSegmenter(participant_id, video_id or video_id_from_path(path), cfg, _to_rgb(max_side))
@@ -226,6 +223,48 @@ def iter_video_segments(path: Path | str, participant_id: str, cfg: SegmentingCo
             rep.segments_emitted += 1
             yield seg
         log.warning("%s", rep.describe())
+
+
+def probe_video(path: Path | str) -> float | None:
+    """Check that `path` is a video this ingest can decode, before anything is written from it: opens
+    it and decodes its first frame. Returns the declared duration (None if the file declares none).
+
+    Raises VideoDecodeError for a missing or empty file, a file that is not a video, an mp4 whose index
+    (written last) is missing because the file was cut, or a video without a single decodable frame.
+    """
+    import av
+
+    path = Path(path)
+    if not path.is_file():
+        raise VideoDecodeError(f"{path}: no such video file")
+    if path.stat().st_size == 0:
+        raise VideoDecodeError(f"{path}: empty file, not a video")
+    with _open_container(path) as container:
+        stream = _video_stream(container, path)
+        try:
+            for frame in container.decode(stream):
+                if frame.time is not None:
+                    return _declared_duration(container, stream)
+        except (av.error.FFmpegError, ValueError, EOFError) as exc:
+            raise VideoDecodeError(f"{path}: its first frame does not decode: {exc}") from exc
+    raise VideoDecodeError(f"{path}: no decodable video frame")
+
+
+def _open_container(path: Path) -> Any:
+    import av
+
+    try:
+        return av.open(str(path))
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        raise VideoDecodeError(f"{path}: cannot open as video (not a video, or written only in part: an mp4 "
+                               f"cut before its index): {exc}") from exc
+
+
+def _video_stream(container: Any, path: Path) -> Any:
+    if not container.streams.video:
+        container.close()
+        raise VideoDecodeError(f"{path}: no video stream")
+    return container.streams.video[0]
 
 
 def _mark_damage(rep: VideoReport, live: LiveSegmenter, last_t: float | None, error: str) -> None:

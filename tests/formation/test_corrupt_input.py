@@ -105,7 +105,7 @@ def test_csv_missing_columns_refused_by_name(tmp_path, shared_data):
     proc = subprocess.run([sys.executable, "-m", "memora_core.cli.main", "write", "--participant", "P06",
                            "--narrations", str(bad), "--store", str(tmp_path / "s"), "--vectors", "none", "--quiet"],
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # bad input (memora write --help lists the exit codes)
     assert "stop_timestamp" in proc.stderr and "all_nouns" in proc.stderr
     assert "Traceback" not in proc.stderr
 
