@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -80,6 +81,9 @@ class SimPerceptionConfig(BaseModel):
     surfaces: dict[str, str] = Field(default_factory=lambda: {"table_top": "table"})
     surface_category: str = "furniture"
     speech: bool = True                               # report what the person said as the transcript
+    # Demonstrations kept open (scene model + segmentation renderer, ~100 MB each); the least recently used
+    # is closed beyond this, so a long-running writer seeing many sessions stays bounded.
+    max_views: int = Field(default=2, ge=1)
 
 
 def load_sim_perception_config(options: dict[str, Any] | None = None) -> SimPerceptionConfig:
@@ -356,7 +360,7 @@ class SimPerception(PerceptionBackend):
         config = config or PerceptionConfig(backend="sim")
         self.cfg = load_sim_perception_config(config.options)
         self.segmenting = segmenting or load_config().segmenting
-        self._views: dict[str, DemoView] = {}
+        self._views: OrderedDict[str, DemoView] = OrderedDict()  # least recently used first
 
     def _session(self, item: PerceptionInput) -> DemoSession:
         p = item.payload
@@ -382,6 +386,9 @@ class SimPerception(PerceptionBackend):
         v = self._views.get(key)
         if v is None:
             v = self._views[key] = DemoView(session, self.cfg)
+        self._views.move_to_end(key)
+        while len(self._views) > self.cfg.max_views:
+            self._views.popitem(last=False)[1].close()
         return v
 
     def observe(self, item: PerceptionInput) -> SegmentObservation:
