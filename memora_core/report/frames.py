@@ -12,6 +12,7 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,6 @@ class FrameSheet:
 
     def _extract_video(self, path: Path, thumbs: list[Thumb]) -> int:
         import av
-        import cv2
 
         self.out_dir.mkdir(parents=True, exist_ok=True)
         written, i, last = 0, 0, None
@@ -100,23 +100,24 @@ class FrameSheet:
                 last = frame
                 t = float(frame.time or 0.0)
                 while i < len(thumbs) and thumbs[i].t <= t:
-                    written += self._save(thumbs[i], frame, cv2)
+                    written += self._save(thumbs[i], frame)
                     i += 1
                 if i == len(thumbs):
                     break
         while last is not None and i < len(thumbs):  # asked for past the end: the last frame
-            written += self._save(thumbs[i], last, cv2)
+            written += self._save(thumbs[i], last)
             i += 1
         return written
 
-    def _save(self, thumb: Thumb, frame: object, cv2: object) -> int:
-        img = frame.to_ndarray(format="bgr24")  # type: ignore[attr-defined]
+    def _save(self, thumb: Thumb, frame: Any) -> int:
+        import cv2
+
+        img = frame.to_ndarray(format="bgr24")
         h, w = img.shape[:2]
         if w > self.width:
-            img = cv2.resize(img, (self.width, max(1, round(h * self.width / w))),  # type: ignore[attr-defined]
-                             interpolation=cv2.INTER_AREA)  # type: ignore[attr-defined]
+            img = cv2.resize(img, (self.width, max(1, round(h * self.width / w))), interpolation=cv2.INTER_AREA)
         path = self.out_dir / f"{_safe(thumb.video_id)}_{round(thumb.t * 10):06d}.jpg"
-        if not cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 82]):  # type: ignore[attr-defined]
+        if not cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 82]):
             return 0
         thumb.src = path.relative_to(self.page_dir).as_posix()
         return 1

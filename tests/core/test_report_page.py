@@ -68,6 +68,16 @@ def test_frames_are_bounded(tmp_path):
     assert sheet.extract() == 2 and thumbs[2].src is None
 
 
+def test_a_broken_video_loses_its_frames_not_the_page(tmp_path):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "torn.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 4)
+    write_video(tmp_path / "v" / "clip.mp4")
+    sheet = FrameSheet(find_videos(tmp_path / "v"), tmp_path / "files", tmp_path)
+    torn, good = sheet.want("torn", 1.0), sheet.want("clip", 1.0)
+    assert sheet.extract() == 1
+    assert torn.src is None and good.src is not None
+
+
 def test_report_links_are_relative_and_resolve(run):
     run_dir, summary = run
     page = (run_dir / "report.html").read_text()
