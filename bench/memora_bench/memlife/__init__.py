@@ -1,0 +1,1 @@
+"""MemLife: question-independent memory writer and agentic reader (issue 14)."""
