@@ -63,10 +63,11 @@ def test_readers_need_no_lock_while_a_writer_runs(tmp_path, sqlite_only_config, 
 
 
 def test_cli_write_refused_while_store_is_written(tmp_path, sqlite_only_config, shared_data, capsys):
+    """Also for another participant: was 'two participants at once on one Chroma path both succeed'."""
     root = tmp_path / "mem"
     holder = MemoryStore.open_writer(root, sqlite_only_config)
     holder.commit_segment(segment_write(PID, "P06_101", 0, 0, ["cup"]))
-    code = main(["write", "--participant", PID, "--narrations", str(shared_data / NARRATIONS), "--store", str(root),
+    code = main(["write", "--participant", "P28", "--narrations", str(shared_data / NARRATIONS), "--store", str(root),
                  *CLI_BASE])
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.strip()]
