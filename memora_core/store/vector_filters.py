@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 EXACT_MAX = 2000  # candidates ranked exactly; more go to Chroma's filtered search
+OVERSAMPLE = 10  # a filter with no equality clause is applied to the 10 x k nearest first
 
 _SCALARS = (str, int, float, bool)
 _OPS: dict[str, Callable[[Any, Any], bool]] = {

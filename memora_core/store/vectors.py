@@ -13,7 +13,7 @@ import numpy as np
 
 from memora_core.config import VectorConfig
 from memora_core.store.embedding import Embedder
-from memora_core.store.vector_filters import EXACT_MAX, _and, exact_top_k, matches, split_where
+from memora_core.store.vector_filters import EXACT_MAX, OVERSAMPLE, _and, exact_top_k, matches, split_where
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +79,9 @@ class VectorIndex:
     Every read is scoped by participant, and in Chroma a metadata filter costs a scan of the whole
     collection (measured: ~0.5 s at 80k vectors, see bench/benchmarks/store_bench.py), so the participant
     is the collection instead of a filter. Further filters: their equality clauses select the records in
-    Chroma (indexed), the rest are applied here and those records are ranked exactly; only a filter with
-    no equality clause, or one matching more than `EXACT_MAX` records, goes to Chroma's filtered search.
+    Chroma (indexed), the rest are applied here and those records are ranked exactly; a filter without a
+    selective equality is applied here to the participant's `OVERSAMPLE` x k nearest; only when fewer than
+    k of those pass (or a clause is one this side does not apply) does Chroma's filtered search run.
     """
 
     def __init__(self, root: Path, config: VectorConfig, embedder: Embedder) -> None:
@@ -188,13 +189,27 @@ class VectorIndex:
         query = self.embedder.embed([text])
         if not where:
             return _ids_distances(col.query(query_embeddings=query, n_results=k, include=["distances"]))
+        return self._filtered(col, query, k, where)
+
+    def _filtered(self, col: Any, query: np.ndarray, k: int, where: dict[str, Any]) -> list[tuple[str, float]]:
         selected, rest = split_where(where)
-        if selected and rest is not None:
-            got = col.get(where=_and(selected), include=["embeddings", "metadatas"], limit=EXACT_MAX + 1)
+        if rest is not None and selected:
+            # the equality clauses pick the candidates (indexed in Chroma), the rest are checked here
+            got = col.get(where=_and(selected), include=["metadatas"], limit=EXACT_MAX + 1)
             if len(got["ids"]) <= EXACT_MAX:
-                keep = [i for i, meta in enumerate(got["metadatas"]) if all(matches(meta, c) for c in rest)]
-                return exact_top_k(query[0], [got["ids"][i] for i in keep],
-                                   np.asarray(got["embeddings"], dtype=np.float32).reshape(-1, query.shape[1])[keep], k)
+                keep = [i for i, meta in zip(got["ids"], got["metadatas"]) if all(matches(meta, c) for c in rest)]
+                if not keep:
+                    return []
+                vecs = col.get(ids=keep, include=["embeddings"])
+                return exact_top_k(query[0], list(vecs["ids"]), np.asarray(vecs["embeddings"], dtype=np.float32), k)
+        if rest is not None:
+            # no selective equality: the nearest OVERSAMPLE x k of the participant, filtered here
+            n = k * OVERSAMPLE
+            res = col.query(query_embeddings=query, n_results=n, include=["distances", "metadatas"])
+            hits = [(i, d) for i, d, meta in zip(res["ids"][0], res["distances"][0], res["metadatas"][0])
+                    if all(matches(meta, c) for c in selected + rest)]
+            if len(hits) >= k or len(res["ids"][0]) < n:  # enough, or that was everyone
+                return hits[:k]
         flt = _and([{key: v} for key, v in where.items()])
         return _ids_distances(col.query(query_embeddings=query, n_results=k, where=flt, include=["distances"]))
 

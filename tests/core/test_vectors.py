@@ -71,6 +71,17 @@ def test_time_filtered_query_is_exact_and_matches_chroma(index):
     assert dists(chroma) == expected
 
 
+def test_range_only_filters_are_exact_whether_oversampling_suffices_or_not(index):
+    ids, docs, metas = records("P01", 300)
+    index.upsert("activities", ids, docs, metas)
+    by_id, meta_of = dict(zip(ids, docs)), dict(zip(ids, metas))
+    for lo, hi in ((40, 200), (7, 9)):  # wide: the 10 x k nearest hold k matches; narrow: Chroma filters
+        where = {"$and": [{"seq": {"$gte": lo}}, {"seq": {"$lte": hi}}]}
+        got = index.query("activities", "take pan", participant_id="P01", k=5, where=where)
+        assert all(lo <= meta_of[i]["seq"] <= hi for i, _ in got)
+        assert dists(got) == brute_force(index, "take pan", by_id, lambda i: lo <= meta_of[i]["seq"] <= hi, 5)
+
+
 def test_split_where_sends_equalities_to_chroma_and_keeps_ranges():
     where = {"video_id": "v1", "$and": [{"t_s": {"$gte": 5.0}}, {"seq": {"$lte": 9}}]}
     selected, rest = split_where(where)
