@@ -13,6 +13,8 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
+from memora_core.errors import MemoraError
+
 log = logging.getLogger(__name__)
 
 
@@ -37,6 +39,11 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
         pass
     except SystemExit as exc:  # a node that finished its job on purpose
         code = int(exc.code or 0)
+    except MemoraError as exc:  # a typed refusal (store locked, bad store path): one line, its own exit code
+        log.error("%s", exc)
+        if node is not None:
+            node.get_logger().fatal(str(exc))
+        code = int(exc.exit_code)
     except Exception:
         if not rclpy.ok():
             # SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy raises a
