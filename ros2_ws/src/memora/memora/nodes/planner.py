@@ -54,6 +54,7 @@ class PlannerNode(Node):
         super().__init__("planner")
         self.p: PlannerParams = declare_params(self, PlannerParams)
         self._llm = self._make_llm()
+        self._agents = self._agents_config()  # read once: parsing agents.yaml per plan cost ~0.1 s a call
         self._lock = threading.Lock()  # one plan at a time: the store snapshot and the log stay coherent
         latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -92,16 +93,16 @@ class PlannerNode(Node):
         store = SQLiteStore(self.p.store_dir, readonly=True)
         try:
             memory = build_condition(self.p.condition, store, pid)
-            return make_planner(self.p.planner, memory, llm=self._llm, config=self._agents_config()).plan(text)
+            return make_planner(self.p.planner, memory, llm=self._llm, config=self._agents).plan(text)
         finally:
             store.close()
 
-    def _agents_config(self):  # noqa: ANN202 - AgentsConfig | None
-        if not self.p.max_tool_calls:
-            return None
+    def _agents_config(self):  # noqa: ANN202 - AgentsConfig
         from memora_core.agents.config import load_agents_config
 
         cfg = load_agents_config()
+        if not self.p.max_tool_calls:
+            return cfg
         return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"max_iterations": self.p.max_tool_calls})})
 
     def _plan_and_publish(self, participant_id: str, text: str) -> tuple[Plan, str | None]:
