@@ -85,7 +85,8 @@ def run_sizes(root: Path, args: argparse.Namespace, results: dict[str, Any], sav
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="vector-indexed items")
+    ap.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000],
+                    help="vector-indexed items (none: only --shared)")
     ap.add_argument("--vectors", choices=sorted(VECTOR_MODES), default="hashing")
     ap.add_argument("--participants", type=int, default=100)
     ap.add_argument("--main-share", type=float, default=0.5, help="share of the items owned by P000")
@@ -113,7 +114,9 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = args.store_dir or Path(tmp)
-        run_sizes(base / f"items_{max(args.sizes)}_{args.vectors}_p{args.participants}_s{args.seed}", args, results, save)
+        if args.sizes:
+            run_sizes(base / f"items_{max(args.sizes)}_{args.vectors}_p{args.participants}_s{args.seed}", args,
+                      results, save)
         if args.shared:
             spec = SharedSpec(items=args.shared_items, write_items=args.shared_write_items, readers=args.readers,
                               seconds=args.shared_seconds, vectors=args.vectors, participants=args.participants,

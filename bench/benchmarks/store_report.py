@@ -32,9 +32,12 @@ def print_report(results: dict[str, Any]) -> None:
     sh = results.get("shared")
     if sh:
         print(f"\n== shared: Chroma server, 1 writer + {sh['readers']} reader processes; "
-              f"indexed at start {sh['indexed_start']:,}, at end {sh['indexed_end']:,} "
+              f"indexed when readers start {sh['indexed_start']:,} (P000 activities "
+              f"{sh['indexed_main_activities_start']:,}), at end {sh['indexed_end']:,} "
               f"(writer added {sh['writer']['items']:,} at {sh['writer']['items_per_s']:,.0f} items/s)")
         print(f"readers: {sh['queries']:,} queries in {sh['seconds']:.1f} s = {sh['qps']:,.1f} queries/s; "
-              f"p50 {sh['p50_ms']:.2f} ms, p95 {sh['p95_ms']:.2f} ms (participant filter, k=15, activities)")
+              f"p50 {sh['p50_ms']:.2f} ms, p95 {sh['p95_ms']:.2f} ms (activities of P000, k=15, the tool filters in turn)")
+        for kind, q in sh.get("per_kind", {}).items():
+            print(f"  {kind:<13} {q['n']:>6,} queries, p50 {q['p50_ms']:.2f} ms, p95 {q['p95_ms']:.2f} ms")
         for i, rd in enumerate(sh["per_reader"]):
             print(f"  reader {i}: {rd['n']:,} queries, p50 {rd['p50_ms']:.2f} ms, p95 {rd['p95_ms']:.2f} ms")

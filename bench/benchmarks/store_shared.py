@@ -23,9 +23,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from store_build import build_store, open_store  # noqa: E402
+from store_build import Build, build_store, open_store  # noqa: E402
 from store_data import MAIN, Layout  # noqa: E402
 from store_queries import KINDS, TOOL_K, percentile, query_text, summarise, where_for  # noqa: E402
+
+from memora_core.store import MemoryStore  # noqa: E402
 
 
 @dataclass
@@ -87,16 +89,20 @@ def run_writer(root: Path, port: int, spec: SharedSpec, ready: Path, out: Path) 
     layout = Layout(items=spec.items + spec.write_items, participants=spec.participants,
                     main_share=spec.main_share, seed=spec.seed)
     at_ready: list[float] = []
+    indexed: dict[str, int] = {}
 
-    def mark(store: object, so_far: object) -> None:
+    def mark(store: MemoryStore, so_far: Build) -> None:
         at_ready.append(time.perf_counter())
+        assert store.vectors is not None
+        indexed.update(total=store.vectors.count("activities") + store.vectors.count("entities"),
+                       main_activities=store.vectors.count("activities", MAIN))
         ready.write_text("ready")
 
     build = build_store(root, layout, spec.vectors, spec.flush_every, port=port, progress=False,
                         checkpoints={spec.items: mark})
     concurrent_s = time.perf_counter() - at_ready[0] if at_ready else 0.0
     out.write_text(json.dumps({"written": build.written, "items": build.items, "build_s": build.build_s,
-                               "concurrent_s": concurrent_s}))
+                               "concurrent_s": concurrent_s, "indexed_at_ready": indexed}))
 
 
 def run_reader(root: Path, port: int, spec: SharedSpec, ready: Path, out: Path, index: int) -> None:
@@ -105,7 +111,10 @@ def run_reader(root: Path, port: int, spec: SharedSpec, ready: Path, out: Path, 
     store = open_store(root, spec.vectors, spec.flush_every, port=port, readonly=True)
     rng = random.Random(spec.seed * 1000 + index)
     segments = store.next_seq(MAIN)
-    samples, errors, hits = [], {}, 0
+    samples: list[float] = []
+    by_kind: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    errors: dict[str, int] = {}
+    hits = 0
     deadline = time.perf_counter() + spec.seconds
     while time.perf_counter() < deadline:
         kind = KINDS[len(samples) % len(KINDS)]
@@ -118,8 +127,9 @@ def run_reader(root: Path, port: int, spec: SharedSpec, ready: Path, out: Path, 
             errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
             continue
         samples.append((time.perf_counter() - t) * 1000)
+        by_kind[kind].append(samples[-1])
     store.close()
-    out.write_text(json.dumps({"samples_ms": samples, "errors": errors, "hits": hits}))
+    out.write_text(json.dumps({"samples_ms": samples, "by_kind_ms": by_kind, "errors": errors, "hits": hits}))
 
 
 def run_shared(work: Path, spec: SharedSpec) -> dict[str, Any]:
@@ -163,12 +173,16 @@ def run_shared(work: Path, spec: SharedSpec) -> dict[str, Any]:
             errors[k] = errors.get(k, 0) + v
     written_after = writer["items"] - spec.items
     return {"readers": spec.readers, "seconds": spec.seconds, "vectors": spec.vectors,
-            "indexed_start": spec.items, "indexed_end": indexed_end, "inserted": writer["items"],
+            "indexed_start": writer["indexed_at_ready"]["total"], "indexed_end": indexed_end,
+            "indexed_main_activities_start": writer["indexed_at_ready"]["main_activities"],
+            "inserted": writer["items"],
             "writer": {"items": written_after, "concurrent_s": round(writer["concurrent_s"], 2),
                        "items_per_s": round(written_after / writer["concurrent_s"], 1) if writer["concurrent_s"] else 0.0},
             "queries": len(all_ms), "qps": round(len(all_ms) / spec.seconds, 1), "errors": errors,
             "p50_ms": round(percentile(all_ms, 0.5), 2) if all_ms else None,
             "p95_ms": round(percentile(all_ms, 0.95), 2) if all_ms else None,
+            "per_kind": {kind: summarise(ms) for kind in KINDS
+                         if (ms := [x for r in readers for x in r["by_kind_ms"][kind]])},
             "per_reader": [summarise(r["samples_ms"]) if r["samples_ms"] else {"n": 0} for r in readers]}
 
 

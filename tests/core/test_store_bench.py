@@ -56,6 +56,8 @@ def test_shared_chroma_server_one_writer_two_readers(tmp_path):
     res = run_shared(tmp_path, spec)
     assert res["errors"] == {}
     assert res["inserted"] == 350 and res["indexed_end"] == 350  # nothing the writer wrote is missing
+    assert 200 <= res["indexed_start"] <= 201 and res["indexed_main_activities_start"] > 0  # asked of the server
+    assert set(res["per_kind"]) == {"participant", "video+window", "span"}
     assert res["writer"]["items"] == 150
     assert len(res["per_reader"]) == 2 and all(r["n"] > 0 for r in res["per_reader"])
     assert res["queries"] == sum(r["n"] for r in res["per_reader"]) and res["p95_ms"] >= res["p50_ms"] > 0
