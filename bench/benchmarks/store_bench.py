@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -106,9 +107,11 @@ def main() -> int:
     if any(s < 2 for s in args.sizes) or args.participants < 1 or not 0 < args.main_share <= 1:
         print("store_bench: sizes must be >= 2, participants >= 1, 0 < main-share <= 1", file=sys.stderr)
         return 2
-    results: dict[str, Any] = {"vectors": args.vectors, "vectors_note": VECTOR_MODES[args.vectors], "sizes": []}
+    results: dict[str, Any] = {"vectors": args.vectors, "vectors_note": VECTOR_MODES[args.vectors], "sizes": [],
+                               "machine": {"cpus": os.cpu_count(), "loadavg_1m_start": os.getloadavg()[0]}}
 
     def save() -> None:
+        results["machine"]["loadavg_1m_last"] = os.getloadavg()[0]  # other processes share these CPUs
         if args.out is not None:
             args.out.write_text(json.dumps(results, indent=2))
 
@@ -123,6 +126,7 @@ def main() -> int:
                               main_share=args.main_share, flush_every=args.flush_every, seed=args.seed)
             results["shared"] = run_shared(Path(tmp) / "shared", spec)
             save()
+    save()
     if args.json:
         print(json.dumps(results, indent=2))
     else:

@@ -15,6 +15,10 @@ def _build_line(r: dict[str, Any]) -> str:
 
 def print_report(results: dict[str, Any]) -> None:
     print(f"store benchmark - vectors: {results['vectors_note']}")
+    m = results.get("machine")
+    if m:
+        print(f"machine: {m['cpus']} CPUs, 1-min load average {m['loadavg_1m_start']:.1f} at start, "
+              f"{m.get('loadavg_1m_last', 0.0):.1f} at the last figure")
     head = f"{'collection':<11} {'participant':<11} {'filter':<13} {'k':>3} {'indexed (all)':>14} " \
            f"{'indexed (pid)':>14} {'p50 ms':>8} {'p95 ms':>8}"
     for r in results["sizes"]:
