@@ -53,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", default=None)
     p.add_argument("--llm", action="store_true")
     p.set_defaults(func=cmd_gen_planning)
+    p = sub.add_parser("memopt", help="MemOpt: GRPO training of the MemLife writer with the FIRM reward")
+    p.add_argument("--config", dest="memopt_config", default="cpu-tiny",
+                   help="robot_configs/memopt/<name>.yaml (cpu-tiny, cpu-small, gpu) or a YAML path")
+    p.add_argument("--out", required=True, help="output folder (a rerun resumes from its last checkpoint)")
+    p.add_argument("--data", default=None)
+    p.add_argument("--no-progress", action="store_true", help="hide the training progress bar")
+    p.set_defaults(func=cmd_memopt)
     return parser
 
 
@@ -135,6 +142,18 @@ def cmd_gen_planning(args: argparse.Namespace, cfg: BenchConfig) -> int:
         path = generate_planning(data, pid.strip(), Path(args.out), cfg.planning_gen,
                                  llm_cfg=cfg.llm if args.llm else None)
         print(f"{pid}: {path}")
+    return EXIT_OK
+
+
+def cmd_memopt(args: argparse.Namespace, cfg: BenchConfig) -> int:
+    from memora_bench.memopt.config import load_memopt_config
+    from memora_bench.memopt.run import run_memopt
+
+    res = run_memopt(load_memopt_config(args.memopt_config), Path(args.out), data_root(args.data),
+                     progress=not args.no_progress)
+    for side in ("untrained", "trained"):
+        print(f"{side:10s}" + "".join(f"  {k} {res[side][k]:.3f}" for k in ("accuracy", "recall", "oracle_accuracy")))
+    print(f"train log: {Path(args.out) / 'train_log.json'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK
 
 

@@ -1,0 +1,1 @@
+"""The three FIRM reward components, each a plain function: FIRM per token = F x I x R."""
