@@ -1,9 +1,11 @@
 """Query workloads of the store benchmark, with the filters the memory tools use.
 
-`search_activities` (memora_core/tools/memora_tools.py) asks the index for one participant's top
-3 x top_k (15) activities; a time-range read restricts to one video and a window of it. The time-span
-filter (a range of the participant's segment sequence, i.e. a stretch of their life) is the wide case.
-Every row carries the number of vectors indexed: in the collection and of the queried participant.
+`search_activities` (memora_core/tools/memora_tools.py) asks the index for one participant's nearest
+3 x top_k (15) activities: that `participant` query is the one the tools send today (a time-range read,
+video_id + start_s/end_s, is answered from SQLite without the index). `video+window` is that time-range
+read sent to the index (one video, a two-minute window); `span` is a fifth of the participant's history
+(a range of their segment sequence), the wide case. Every row carries the number of vectors indexed: in
+the collection kind and of the queried participant.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from memora_core.store import MemoryStore
 
 TOOL_K = 15  # search_activities: top_k (5) x 3 candidates from the semantic index
 WINDOW_S = 120.0  # a time-range read: two minutes of one video
-SPAN_FRACTION = 0.2  # a time-span read: the last fifth of the participant's segments
+SPAN_FRACTION = 0.2  # a time-span read: a fifth of the participant's segments
 
 
 def percentile(values: list[float], q: float) -> float:
