@@ -30,7 +30,8 @@ def print_report(results: dict[str, Any]) -> None:
         print(head)
         for q in r["vector_queries"]:
             print(f"{q['collection']:<11} {q['participant']:<11} {q['filter']:<13} {q['k']:>3} "
-                  f"{q['indexed_collection']:>14,} {q['indexed_participant']:>14,} {q['p50_ms']:>8.2f} {q['p95_ms']:>8.2f}")
+                  f"{q['indexed_collection']:>14,} {q['indexed_participant']:>14,} "
+                  f"{q['p50_ms']:>8.2f} {q['p95_ms']:>8.2f}")
         s = r["sql_query"]
         print(f"sql: {s['query']}: p50 {s['p50_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms")
     sh = results.get("shared")
@@ -40,7 +41,8 @@ def print_report(results: dict[str, Any]) -> None:
               f"{sh['indexed_main_activities_start']:,}), at end {sh['indexed_end']:,} "
               f"(writer added {sh['writer']['items']:,} at {sh['writer']['items_per_s']:,.0f} items/s)")
         print(f"readers: {sh['queries']:,} queries in {sh['seconds']:.1f} s = {sh['qps']:,.1f} queries/s; "
-              f"p50 {sh['p50_ms']:.2f} ms, p95 {sh['p95_ms']:.2f} ms (activities of P000, k=15, the tool filters in turn)")
+              f"p50 {sh['p50_ms']:.2f} ms, p95 {sh['p95_ms']:.2f} ms "
+              f"(activities of P000, k=15, the tool filters in turn)")
         for kind, q in sh.get("per_kind", {}).items():
             print(f"  {kind:<13} {q['n']:>6,} queries, p50 {q['p50_ms']:.2f} ms, p95 {q['p95_ms']:.2f} ms")
         for i, rd in enumerate(sh["per_reader"]):

@@ -172,12 +172,13 @@ def run_shared(work: Path, spec: SharedSpec) -> dict[str, Any]:
         for k, v in r["errors"].items():
             errors[k] = errors.get(k, 0) + v
     written_after = writer["items"] - spec.items
+    during = writer["concurrent_s"]
     return {"readers": spec.readers, "seconds": spec.seconds, "vectors": spec.vectors,
             "indexed_start": writer["indexed_at_ready"]["total"], "indexed_end": indexed_end,
             "indexed_main_activities_start": writer["indexed_at_ready"]["main_activities"],
             "inserted": writer["items"],
-            "writer": {"items": written_after, "concurrent_s": round(writer["concurrent_s"], 2),
-                       "items_per_s": round(written_after / writer["concurrent_s"], 1) if writer["concurrent_s"] else 0.0},
+            "writer": {"items": written_after, "concurrent_s": round(during, 2),
+                       "items_per_s": round(written_after / during, 1) if during else 0.0},
             "queries": len(all_ms), "qps": round(len(all_ms) / spec.seconds, 1), "errors": errors,
             "p50_ms": round(percentile(all_ms, 0.5), 2) if all_ms else None,
             "p95_ms": round(percentile(all_ms, 0.95), 2) if all_ms else None,
