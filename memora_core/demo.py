@@ -7,6 +7,9 @@
    execution monitor, recorder writing MCAP;
 4. write runs/<name>/summary.json and report.html (memora_core/report), print the summary. Exit 0 only
    when every task succeeded and no node crashed. No ROS import here: the graph runs in child processes.
+
+`ros2 launch memora demo_kitchen.launch.py` (mode:=demo, its default) takes the same steps through DemoRun:
+prepare() before the graph starts, finish() after every node has exited; only the process runner differs.
 """
 from __future__ import annotations
 
@@ -27,6 +30,12 @@ from memora_core.report.tasks_view import failed_steps
 
 log = logging.getLogger("memora.demo")
 REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = CONFIG_DIR / "demo.yaml"
+DEFAULT_RUNS = REPO / "runs"
+GRAPH_FILE = REPO / "launch" / "graph.yaml"
+# A run's outputs, removed before it starts so nothing of an earlier run is reported as this one's.
+_OUTPUTS = ("memory", "recording", "logs", "execution", "report_frames", "report_files", "summary.json",
+            "plans.json", "driver_summary.json", "report.html")
 
 
 class DemoTask(BaseModel):
@@ -68,17 +77,60 @@ def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
     return path
 
 
-def run_graph(cfg: DemoConfig, run_dir: Path, videos: list[Path], tasks: list[dict]) -> int:
+def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None) -> DemoConfig:
+    cfg = DemoConfig.model_validate(load_yaml(path))
+    if layout_seed is not None:
+        cfg.layout_seed = layout_seed
+    return cfg
+
+
+class DemoRun:
+    """One run of the kitchen demo in `run_dir`: prepare() its inputs, run the graph with graph_arguments()
+    (the supervisor for `make demo`, ROS 2 launch for the launch file), then finish() with the graph's exit code."""
+
+    def __init__(self, cfg: DemoConfig, run_dir: Path):
+        self.cfg = cfg
+        self.run_dir = run_dir.resolve()
+        self.videos: list[Path] = []
+        self.tasks: list[dict] = []
+        self.started = time.monotonic()
+
+    def prepare(self) -> "DemoRun":
+        """Remove an earlier run's outputs, render the demonstrations (skipped when present), speak the
+        voice instructions to wav files."""
+        for stale in _OUTPUTS:
+            target = self.run_dir / stale
+            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.videos = render_demos(self.cfg, self.run_dir / "demos")
+        self.tasks = []
+        for i, t in enumerate(self.cfg.tasks):
+            wav = speak(t.instruction, self.run_dir / f"instruction_{i}.wav", self.cfg.speech) if t.voice else None
+            self.tasks.append({"instruction": t.instruction, "voice_file": str(wav or ""),
+                               "expected_objects": t.expected_objects})
+        return self
+
+    def graph_arguments(self) -> dict[str, str]:
+        """The launch arguments of launch/graph.yaml that make it this demo (the other arguments keep theirs)."""
+        return {"videos": json.dumps([str(v) for v in self.videos]), "participant": self.cfg.participant,
+                "run_dir": str(self.run_dir), "demo_root": str(self.run_dir / "demos"),
+                "layout_seed": str(self.cfg.layout_seed), "driver": "demo", "tasks": json.dumps(self.tasks),
+                "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed)}
+
+    def finish(self, code: int) -> bool:
+        """Write summary.json and report.html, print the summary; True when the graph exited 0 and every task
+        succeeded."""
+        return _finish(self, code)
+
+
+def run_graph(run: DemoRun) -> int:
     from memora_core.runtime.graph import load_graph
     from memora_core.runtime.supervisor import Supervisor
 
-    graph = load_graph(REPO / "launch" / "graph.yaml")
-    values = graph.argument_values({
-        "videos": json.dumps([str(v) for v in videos]), "participant": cfg.participant, "run_dir": str(run_dir),
-        "demo_root": str(run_dir / "demos"), "layout_seed": str(cfg.layout_seed), "driver": "demo",
-        "tasks": json.dumps(tasks), "episodes": str(len(videos)), "camera_speed": str(cfg.camera_speed)})
-    report = Supervisor(graph.process_specs(values), graph.supervisor, log_dir=run_dir / "logs").run()
-    (run_dir / "supervisor.json").write_text(report.model_dump_json(indent=1))
+    graph = load_graph(GRAPH_FILE)
+    values = graph.argument_values(run.graph_arguments())
+    report = Supervisor(graph.process_specs(values), graph.supervisor, log_dir=run.run_dir / "logs").run()
+    (run.run_dir / "supervisor.json").write_text(report.model_dump_json(indent=1))
     return report.exit_code
 
 
@@ -95,31 +147,22 @@ def recording_summary(bag: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="memora-demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", type=Path, default=CONFIG_DIR / "demo.yaml")
-    ap.add_argument("--runs", type=Path, default=REPO / "runs")
+    ap.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    ap.add_argument("--runs", type=Path, default=DEFAULT_RUNS)
     ap.add_argument("--layout-seed", type=int, default=None, help="execution layout seed (overrides the config)")
     ap.add_argument("--name", default=None, help="run name (runs/<name>)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    t0 = time.monotonic()
-    cfg = DemoConfig.model_validate(load_yaml(args.config))
-    if args.layout_seed is not None:
-        cfg.layout_seed = args.layout_seed
-    run_dir = (args.runs / (args.name or cfg.run_name)).resolve()
-    for stale in ("memory", "recording", "logs", "execution", "report_frames", "report_files", "summary.json",
-                  "plans.json", "driver_summary.json", "report.html"):
-        target = run_dir / stale
-        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    videos = render_demos(cfg, run_dir / "demos")
-    tasks = []
-    for i, t in enumerate(cfg.tasks):
-        wav = speak(t.instruction, run_dir / f"instruction_{i}.wav", cfg.speech) if t.voice else None
-        tasks.append({"instruction": t.instruction, "voice_file": str(wav or ""), "expected_objects": t.expected_objects})
-    code = run_graph(cfg, run_dir, videos, tasks)
+    cfg = load_demo_config(args.config, args.layout_seed)
+    run = DemoRun(cfg, args.runs / (args.name or cfg.run_name)).prepare()
+    return 0 if run.finish(run_graph(run)) else 1
+
+
+def _finish(run: DemoRun, code: int) -> bool:
+    cfg, run_dir, videos = run.cfg, run.run_dir, run.videos
     driver = run_dir / "driver_summary.json"
     summary = json.loads(driver.read_text()) if driver.exists() else {"tasks": []}
-    summary.update(wall_seconds=round(time.monotonic() - t0, 1), exit_code=code, participant=cfg.participant,
+    summary.update(wall_seconds=round(time.monotonic() - run.started, 1), exit_code=code, participant=cfg.participant,
                    layout_seed=cfg.layout_seed, demonstrations=[v.stem for v in videos],
                    recording=recording_summary(run_dir / "recording"),
                    execution_video=str(run_dir / "execution" / "execution.mp4")
@@ -139,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ok = code == 0 and len(summary["tasks"]) == len(cfg.tasks) and all(t.get("success") for t in summary["tasks"])
     print(f"memora demo: {'SUCCESS' if ok else 'FAILED'} ({sum(bool(t.get('success')) for t in summary['tasks'])}"
           f"/{len(cfg.tasks)} tasks succeeded, graph exit {code})")
-    return 0 if ok else 1
+    return ok
 
 
 if __name__ == "__main__":

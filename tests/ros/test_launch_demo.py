@@ -1,0 +1,27 @@
+"""The demo mode of the launch file and `make demo` share memora_core.demo.DemoRun: the graph arguments it
+gives make launch/graph.yaml the demo's graph (no ROS needed)."""
+from __future__ import annotations
+
+import json
+
+from memora_core.demo import GRAPH_FILE, DemoRun, load_demo_config
+from memora_core.runtime.graph import load_graph
+
+
+def test_demo_run_arguments_make_graph_yaml_the_demo_graph(tmp_path):
+    cfg = load_demo_config(layout_seed=1005)
+    run = DemoRun(cfg, tmp_path / "run")
+    run.videos = [tmp_path / "a.mp4", tmp_path / "b.mp4"]  # what prepare() renders
+    run.tasks = [{"instruction": t.instruction, "voice_file": "", "expected_objects": t.expected_objects}
+                 for t in cfg.tasks]
+    graph = load_graph(GRAPH_FILE)
+    values = graph.argument_values(run.graph_arguments())  # every name known, every value allowed
+    nodes = {n.name: n for n in graph.nodes_for(values)}
+    assert nodes["demo_driver"].ends_graph
+    driver = graph.param_overrides(nodes["demo_driver"], values)
+    assert json.loads(driver["tasks_json"]) == run.tasks and driver["episodes_expected"] == 2
+    assert driver["out_dir"] == str((tmp_path / "run").resolve())
+    camera = graph.param_overrides(nodes["camera"], values)
+    assert camera["videos"] == [str(v) for v in run.videos]
+    assert graph.param_overrides(nodes["controller"], values)["layout_seed"] == 1005
+
