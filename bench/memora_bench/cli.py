@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("eam-qa", help="EAM-QA multiple-choice evaluation")
     _common(p, "--answerer", "bench_out/eam_qa")
+    p.add_argument("--memlife-config", default=None,
+                   help="MemLife YAML for the memlife condition (default robot_configs/memlife.yaml)")
+    p.add_argument("--memlife-writer", choices=["template", "llm", "vlm"], default=None,
+                   help="override the MemLife writer (template: deterministic CPU text)")
+    p.add_argument("--memlife-reader", choices=["deterministic", "llm"], default=None,
+                   help="override the MemLife reader policy")
     p.set_defaults(func=cmd_eam_qa)
     p = sub.add_parser("planning", help="MEMORA-Planning (Replay + Generalize) evaluation")
     _common(p, "--planner", "bench_out/planning")
@@ -69,9 +75,14 @@ def _settings(args: argparse.Namespace, cfg: BenchConfig, data: BenchData, bench
     from memora_bench.runners.common import RunSettings, resolve_conditions, resolve_participants
 
     conds = args.conditions if args.conditions is not None else cfg.run.conditions
+    memlife = False
+    if bench == "eam_qa":  # MemLife is an eighth condition of EAM-QA only: 'all,memlife', 'memlife', ...
+        from memora_bench.memlife.condition import split_conditions
+
+        conds, memlife = split_conditions(conds)
     return RunSettings(
         participants=resolve_participants(args.participants, data, cfg.run.participants),
-        conditions=resolve_conditions(conds, CONDITION_IDS),
+        conditions=resolve_conditions(conds, CONDITION_IDS) + (["memlife"] if memlife else []),
         out=Path(args.out or Path(cfg.run.out_dir) / bench), agent=args.agent or default_agent,
         vectors_backend=args.vectors or cfg.run.vectors_backend, limit=args.limit, progress=not args.no_progress)
 
@@ -82,7 +93,7 @@ def cmd_eam_qa(args: argparse.Namespace, cfg: BenchConfig) -> int:
 
     data = BenchData(data_root(args.data))
     settings = _settings(args, cfg, data, "eam_qa", cfg.run.eam_qa.answerer)
-    res = run_eam_qa(data, settings, cfg)
+    res = run_eam_qa(data, settings, cfg, _memlife_config(args))
     print(f"EAM-QA ({res['mode']}); wall {res['wall_s']} s")
     print("reference (headline): accuracy pooled, per type with controls; filtered subset")
     types = ("SPref", "SHabit", "SRoutine", "ERecall")
@@ -97,8 +108,26 @@ def cmd_eam_qa(args: argparse.Namespace, cfg: BenchConfig) -> int:
     for cid, b in res["strict"].items():
         print(cid.ljust(18) + "".join(fmt(b[c]["accuracy"]).rjust(10) for c in EAM_COLUMNS)
               + fmt(b["answerable"]["evidence_recall"]).rjust(9))
+    if "memlife" in res:
+        m = res["memlife"]
+        print(f"memlife (writer {m['writer_id']}, reader {m['reader_id']}): accuracy, retrieval recall, oracle "
+              "accuracy")
+        for who, b in [("pooled", m["pooled"]), *m["per_participant"].items()]:
+            print(who.ljust(18) + "".join(fmt(b[c]).rjust(10) for c in ("accuracy", "recall", "oracle_accuracy"))
+                  + f"   n={b['n']} parse_failures={b['parse_failures']}")
     print(f"results: {settings.out / 'results.json'}")
     return EXIT_OK
+
+
+def _memlife_config(args: argparse.Namespace):
+    from memora_bench.memlife.config import load_memlife_config
+
+    cfg = load_memlife_config(args.memlife_config)
+    if args.memlife_writer:
+        cfg.writer.kind = args.memlife_writer
+    if args.memlife_reader:
+        cfg.reader.kind = args.memlife_reader
+    return cfg
 
 
 def cmd_planning(args: argparse.Namespace, cfg: BenchConfig) -> int:

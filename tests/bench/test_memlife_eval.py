@@ -94,3 +94,25 @@ def test_memlife_condition_end_to_end(compact_root, tmp_path):
     before = cache.read_text()
     run_memlife(data, "PX1", items, tmp_path / "out", cfg=cfg, progress=False)
     assert cache.read_text() == before
+
+
+def test_cli_reports_memlife_beside_the_core_conditions(compact_root, tmp_path, monkeypatch, capsys):
+    from memora_bench.cli import main
+
+    monkeypatch.setenv("MEMORA_DATA", str(compact_root))
+    cfg = tmp_path / "memlife.yaml"
+    cfg.write_text("embedding:\n  backend: hashing\n")
+    out = tmp_path / "o"
+    rc = main(["eam-qa", "--participants", "PX1", "--conditions", "parametric,memlife", "--memlife-config",
+               str(cfg), "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "memlife (writer template:v1, reader deterministic:v1)" in printed
+    res = json.loads((out / "results.json").read_text())
+    assert set(res["conditions"]) == {"parametric", "memlife"} and set(res["strict"]) == {"parametric", "memlife"}
+    assert set(res["memlife"]["pooled"]) >= {"accuracy", "recall", "oracle_accuracy"}
+    assert res["memlife"]["per_participant"]["PX1"]["n"] == 3
+    # bad input: a missing MemLife config is one line and exit 1; planning has no memlife condition
+    assert main(["eam-qa", "--participants", "PX1", "--conditions", "memlife", "--memlife-config",
+                 str(tmp_path / "nope.yaml"), "--out", str(out / "x")]) == 1
+    assert "nope.yaml" in capsys.readouterr().err
+    assert main(["planning", "--participants", "PX1", "--conditions", "memlife", "--out", str(out / "p")]) == 1

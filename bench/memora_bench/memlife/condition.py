@@ -21,7 +21,7 @@ from memora_core.store.embedding import make_embedder
 
 from memora_bench.data import BenchData, QaItem
 from memora_bench.memlife.config import MemLifeConfig, load_memlife_config
-from memora_bench.memlife.evaluate import evaluate, evidence_intervals, oracle_entries
+from memora_bench.memlife.evaluate import evaluate, evidence_intervals, oracle_entries, pooled
 from memora_bench.memlife.index import MemLifeIndex
 from memora_bench.memlife.reader import make_reader
 from memora_bench.memlife.segments import build_history
@@ -31,6 +31,10 @@ from memora_bench.metrics.eamqa import AnswerRecord
 
 log = logging.getLogger(__name__)
 CONDITION_ID = "memlife"
+EVAL_NOTES = {"accuracy": "letter set equal to the gold set, all items (controls included); parse failure wrong",
+              "recall": "answerable items where any returned entry overlaps an evidence interval of the same video "
+                        "(evidence: answer-aligned narration rows of the item's videos)",
+              "oracle_accuracy": "the same reader handed the evidence-aligned entries (<= oracle_k) directly"}
 
 
 def split_conditions(spec: str | list[str] | None) -> tuple[str | list[str] | None, bool]:
@@ -45,6 +49,23 @@ def split_conditions(spec: str | list[str] | None) -> tuple[str | list[str] | No
     if "all" in rest:
         raise ValueError("'all' cannot be combined with other core conditions (memlife may be added)")
     return rest, want
+
+
+def needs_llm(cfg: MemLifeConfig) -> bool:
+    return cfg.writer.kind != "template" or cfg.reader.kind == "llm"
+
+
+def make_memlife_llm(cfg: MemLifeConfig) -> Any:
+    """The LLM the configured writer/reader need (memlife.yaml `llm:`, else robot_configs/llm.yaml), or None."""
+    if not needs_llm(cfg):
+        return None
+    from memora_core.llm import load_llm_config, make_llm
+
+    llm = make_llm(cfg.llm or load_llm_config())
+    if llm is None:
+        raise ValueError(f"memlife writer '{cfg.writer.kind}' / reader '{cfg.reader.kind}' need an LLM; "
+                         "set `llm:` in robot_configs/memlife.yaml or a backend in robot_configs/llm.yaml")
+    return llm
 
 
 def make_writer(cfg: MemLifeConfig, llm: Any = None) -> MemLifeWriter | TemplateWriter:
@@ -118,3 +139,12 @@ def run_memlife(data: BenchData, pid: str, items: list[QaItem], out: Path, *, cf
     block.update({"writer_id": writer.writer_id, "reader_id": reader.reader_id, "entries": len(entries),
                   "question_time_s": round(qtime, 1), "segment_s": cfg.segmenting.segment_s})
     return records, block
+
+
+def summarize_memlife(blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """results.json `memlife`: pooled accuracy/recall/oracle accuracy, per participant blocks, what produced them."""
+    first = next(iter(blocks.values()), {})
+    return {"pooled": pooled(list(blocks.values())), "per_participant": blocks,
+            "writer_id": first.get("writer_id"), "reader_id": first.get("reader_id"),
+            "notes": {"question_time": "EAM-QA items carry no time: each is asked at the end of the participant's "
+                                       "video_scope timeline", **EVAL_NOTES}}

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memora_core.config import CONFIG_DIR, EmbeddingConfig, SegmentingConfig, load_yaml
+from memora_core.llm.base import LLMConfig
 
 MEMLIFE_CONFIG = CONFIG_DIR / "memlife.yaml"
 
@@ -47,10 +48,15 @@ class MemLifeConfig(_Cfg):
                                        description="entry embedder (MiniLM offline; hashing for tests)")
     writer: WriterConfig = Field(default_factory=WriterConfig)
     reader: ReaderConfig = Field(default_factory=ReaderConfig)
+    llm: LLMConfig | None = Field(default=None, description="the LLM of the llm/vlm writer and the llm reader; "
+                                  "None: robot_configs/llm.yaml")
     oracle_k: int = Field(default=64, ge=1, le=64, description="evidence-aligned entries handed to the "
                           "reader for oracle accuracy")
 
 
 def load_memlife_config(path: Path | str | None = None) -> MemLifeConfig:
+    """The given file (which must exist), else robot_configs/memlife.yaml, else the defaults."""
+    if path is not None and not Path(path).is_file():
+        raise FileNotFoundError(f"{path}: no such MemLife config")
     path = Path(path) if path else MEMLIFE_CONFIG
     return MemLifeConfig.model_validate(load_yaml(path)) if path.exists() else MemLifeConfig()

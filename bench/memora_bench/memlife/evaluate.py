@@ -76,6 +76,19 @@ def retrieved(trace: ReaderTrace, evidence: Evidence, entries: dict[EntryKey, Me
     return any(v == ev and iv.overlaps(eiv) for v, iv in got for ev, eiv in evidence)
 
 
+def pooled(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Participants' `evaluate` blocks pooled over all their items (exact, from the counts)."""
+    n, n_ans = sum(b["n"] for b in blocks), sum(b["n_answerable"] for b in blocks)
+    has_oracle = all(b["oracle_accuracy"] is not None for b in blocks)
+
+    def rate(key: str, total: int) -> float | None:
+        return round(sum(b[key] for b in blocks) / total, 4) if total else None
+
+    return {"accuracy": rate("n_correct", n), "recall": rate("n_retrieved", n_ans),
+            "oracle_accuracy": rate("n_oracle_correct", n) if has_oracle else None, "n": n, "n_answerable": n_ans,
+            "parse_failures": sum(b["parse_failures"] for b in blocks)}
+
+
 def _rate(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
@@ -101,7 +114,7 @@ def evaluate(traces: list[ReaderTrace], items: list[QaItem], *, entries: dict[En
         r = t is not None and retrieved(t, evidence.get(it.qid, []), entries)
         rec.append(r)
         per_type[it.qa_type]["recall"].append(r)
-    return {"accuracy": _rate(acc), "accuracy_answerable": _rate(acc_ans), "recall": _rate(rec),
+    return {"n_correct": sum(acc), "n_retrieved": sum(rec), "n_oracle_correct": sum(orc), "accuracy": _rate(acc), "accuracy_answerable": _rate(acc_ans), "recall": _rate(rec),
             "oracle_accuracy": _rate(orc), "n": len(items), "n_answerable": len(acc_ans),
             "parse_failures": sum(1 for t in traces if t.parse_failure),
             "per_type": {k: {m: _rate(v) for m, v in d.items()} for k, d in sorted(per_type.items())}}

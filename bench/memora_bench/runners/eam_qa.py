@@ -67,20 +67,32 @@ def reference_answer(rec: AnswerRecord) -> ref.RefAnswer:
                           response=rec.response)
 
 
-def run_eam_qa(data: BenchData, settings: RunSettings, cfg: BenchConfig) -> dict[str, Any]:
+def run_eam_qa(data: BenchData, settings: RunSettings, cfg: BenchConfig,
+               memlife_cfg: Any = None) -> dict[str, Any]:
+    """`memlife` in settings.conditions adds MemLife (memora_bench.memlife; `memlife_cfg` or memlife.yaml)."""
     t0 = time.perf_counter()
     from memora_core.conditions import build_condition
 
-    llm = make_llm_if_needed(settings.agent)
+    from memora_bench.memlife import condition as memlife
+
+    core = [c for c in settings.conditions if c != memlife.CONDITION_ID]
+    llm = make_llm_if_needed(settings.agent) if core else None
     make_answerer = agent_factory(settings.agent, "answerer")
-    memories = prepare_memories(data, settings, cfg)
+    memories = prepare_memories(data, settings, cfg) if core else {}
+    if memlife.CONDITION_ID in settings.conditions:
+        memlife_cfg = memlife_cfg or memlife.load_memlife_config()
+        memlife_llm, memlife_blocks = memlife.make_memlife_llm(memlife_cfg), {}
     records: dict[str, list[AnswerRecord]] = {c: [] for c in settings.conditions}
     for pid in settings.participants:
         qa = data.eam_qa(pid)
         items = [q for q in qa.items if cfg.run.eam_qa.include_controls or not q.unanswerable]
         if settings.limit:
             items = items[:settings.limit]
-        for cid in settings.conditions:
+        if memlife.CONDITION_ID in settings.conditions:
+            recs, memlife_blocks[pid] = memlife.run_memlife(data, pid, items, settings.out, cfg=memlife_cfg,
+                                                            llm=memlife_llm, progress=settings.progress)
+            records[memlife.CONDITION_ID] += recs
+        for cid in core:
             cp = Checkpoint(settings.out / "items" / f"eam_qa_{cid}_{pid}.jsonl")
             done = cp.load()
             answerer = make_answerer(settings.agent, build_condition(cid, memories[pid].store, pid), llm=llm)
@@ -94,7 +106,10 @@ def run_eam_qa(data: BenchData, settings: RunSettings, cfg: BenchConfig) -> dict
                 records[cid].append(rec)
     from memora_bench.runners.report import write_eam_qa_report
 
-    return finish_run(summarize_run(records, settings), memories, t0, settings, write_eam_qa_report)
+    results = summarize_run(records, settings)
+    if memlife.CONDITION_ID in settings.conditions:
+        results["memlife"] = memlife.summarize_memlife(memlife_blocks)
+    return finish_run(results, memories, t0, settings, write_eam_qa_report)
 
 
 def _per_participant(records: list[AnswerRecord], fn: Any) -> dict[str, Any]:
