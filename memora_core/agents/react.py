@@ -55,12 +55,12 @@ class _ReActBase:
     def _ask(self, messages: list[dict], tools: list[dict] | None,
              failures: list[str]) -> tuple[LLMReply, ParseBudget]:
         """The model's reply, its text bounded and sanitised, and the budget its parses run under."""
-        budget = ParseBudget(self.parse_budget_s)
         try:
             reply = self.llm.chat(messages, tools)
         except Exception as exc:  # a backend failure is recorded; the loop goes on to the forced turn
             failures.append(f"llm error: {type(exc).__name__}: {clean_text(str(exc), 200)}")
-            return LLMReply(text=""), budget
+            return LLMReply(text=""), ParseBudget(self.parse_budget_s)
+        budget = ParseBudget(self.parse_budget_s)  # parsing's deadline: it starts once the model has replied
         if not isinstance(reply, LLMReply):
             reply = LLMReply(text=bounded_reply(str(reply), budget))
         native = parse_api_tool_calls([{"name": c.name, "arguments": c.arguments, "id": c.id}

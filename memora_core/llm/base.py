@@ -39,6 +39,17 @@ class TransformersLocalConfig(_Cfg):
     threads: int = Field(default=1, ge=1)
 
 
+class GPT4AllConfig(_Cfg):
+    """A local GGUF through gpt4all's prebuilt llama.cpp CPU backend (never downloads; see gpt4all_local)."""
+    model: str = "qwen_coder_05b"
+    gguf_path: str | None = None
+    threads: int = Field(default=2, ge=1)
+    n_ctx: int = Field(default=4096, ge=512)
+    n_batch: int = Field(default=128, ge=1)
+    tools_in_template: bool = True
+    reuse_prefix: bool = True
+
+
 class VLLMConfig(_Cfg):
     model: str = "Qwen/Qwen2.5-7B-Instruct"
     gpu_memory_utilization: float = Field(default=0.85, gt=0, le=1)
@@ -46,11 +57,12 @@ class VLLMConfig(_Cfg):
 
 
 class LLMConfig(_Cfg):
-    backend: Literal["none", "openai_http", "transformers_local", "vllm_inprocess"] = "none"
+    backend: Literal["none", "openai_http", "transformers_local", "gpt4all", "vllm_inprocess"] = "none"
     max_new_tokens: int = Field(default=384, ge=1)
     temperature: float = Field(default=0.0, ge=0)
     openai_http: OpenAIHTTPConfig = Field(default_factory=OpenAIHTTPConfig)
     transformers_local: TransformersLocalConfig = Field(default_factory=TransformersLocalConfig)
+    gpt4all: GPT4AllConfig = Field(default_factory=GPT4AllConfig)
     vllm_inprocess: VLLMConfig = Field(default_factory=VLLMConfig)
 
 
@@ -76,6 +88,8 @@ class LLMBackend(ABC):
 
 
 _REGISTRY: dict[str, Callable[[LLMConfig], LLMBackend]] = {}
+# a backend whose module is not named after it (memora_core.llm.gpt4all would shadow the gpt4all package)
+_MODULES = {"gpt4all": "gpt4all_local"}
 
 
 def register_backend(name: str) -> Callable:
@@ -98,5 +112,5 @@ def make_llm(config: LLMConfig | None = None) -> LLMBackend | None:
     # Importing the module registers its backend; heavy libraries are imported inside the backend.
     import importlib
 
-    importlib.import_module(f"memora_core.llm.{config.backend}")
+    importlib.import_module(f"memora_core.llm.{_MODULES.get(config.backend, config.backend)}")
     return _REGISTRY[config.backend](config)
