@@ -68,7 +68,7 @@ def test_a_driver_that_finishes_ends_the_launch_with_0(ros_env, tmp_path, tiny_v
                        "--timeout", "60", "--qos", "latched"]}
     code, out, _ = _ros2_launch(ros_env, _graph(tmp_path, [CAMERA, driver], {"videos": "[]"}), f"videos:=[{tiny_video}]")
     assert code == 0, out
-    assert "driver finished: shut down the graph" in out
+    assert "driver finished: shut down the graph" in out, out
     assert "process has died" not in out and "SIGTERM" not in out, out  # the camera stopped on SIGINT
 
 
@@ -76,10 +76,10 @@ def test_a_node_that_dies_ends_the_launch_non_zero(ros_env, tmp_path):
     graph = _graph(tmp_path, [CAMERA, IDLE], {"videos": "[]"})
     code, out, seconds = _ros2_launch(ros_env, graph, f"videos:=[{tmp_path}/missing.mp4]")
     assert code != 0, out
-    assert "node camera crashed (exited with code 1)" in out
-    assert "memora graph failed (exit 1)" in out
+    assert "node camera crashed (exited with code 1)" in out, out
+    assert "memora graph failed (exit 1)" in out, out
     assert "SIGTERM" not in out, out  # the healthy node stopped on SIGINT, within launch's timeout
-    assert seconds < 120
+    assert seconds < 120, out
 
 
 def test_a_failed_task_ends_the_launch_non_zero(ros_env, tmp_path):
@@ -91,6 +91,6 @@ def test_a_failed_task_ends_the_launch_non_zero(ros_env, tmp_path):
               "set": {"out_dir": str(tmp_path / "run"), "tasks_json": "{tasks}"}}]
     code, out, _ = _ros2_launch(ros_env, _graph(tmp_path, nodes, {"tasks": "[]"}), f"tasks:={tasks}")
     assert code != 0, out
-    assert f"demo_driver exited with code {EXIT_COMPLETED_WITH_FAILURES}" in out
+    assert f"demo_driver exited with code {EXIT_COMPLETED_WITH_FAILURES}" in out, out
     assert "crashed" not in out, out
-    assert json.loads((tmp_path / "run" / "driver_summary.json").read_text())["all_success"] is False
+    assert json.loads((tmp_path / "run" / "driver_summary.json").read_text())["all_success"] is False, out
