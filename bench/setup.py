@@ -7,7 +7,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
-    package_data={f"{PACKAGE}.runners": ["templates/*.html"]},
+    package_data={f"{PACKAGE}.runners": ["templates/*.html"], f"{PACKAGE}.memopt": ["templates/*.html"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),

@@ -181,7 +181,7 @@ def cmd_memopt(args: argparse.Namespace, cfg: BenchConfig) -> int:
     res = run_memopt(load_memopt_config(args.memopt_config), Path(args.out), data_root(args.data),
                      progress=not args.no_progress)
     for side in ("untrained", "trained"):
-        print(f"{side:10s}" + "".join(f"  {k} {res[side][k]:.3f}" for k in ("accuracy", "recall", "oracle_accuracy")))
+        print(f"{side:10s}" + "".join(f"  {k} {res[side][k]}" for k in ("accuracy", "recall", "oracle_accuracy")))
     print(f"train log: {Path(args.out) / 'train_log.json'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK
 

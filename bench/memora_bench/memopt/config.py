@@ -4,11 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memora_core.config import CONFIG_DIR, load_yaml
 
 MEMOPT_CONFIGS = CONFIG_DIR / "memopt"
+
+
+class MemOptConfigError(ValueError):
+    """A MemOpt YAML that does not validate; the message is one line: file: field: problem."""
 
 
 class _Cfg(BaseModel):
@@ -41,7 +45,9 @@ class RewardConfig(_Cfg):
     evaluator: Literal["initial_writer", "pretrained"] = Field(
         default="initial_writer", description="frozen faithfulness/informativeness model: a frozen copy of the "
         "initial writer, or a separate local folder (evaluator_path)")
-    evaluator_path: str | None = Field(default=None, description="folder for evaluator=pretrained")
+    evaluator_path: str | None = Field(default=None, description="folder for evaluator=pretrained; it must share "
+                                       "the writer's tokenizer (same model family): faithfulness is teacher-forced "
+                                       "on the writer's token ids")
     fact_max_new_tokens: int = Field(default=40, ge=1, description="key-fact extraction budget (greedy)")
     max_prompt_tokens: int = Field(default=1024, ge=64, description="evaluator prompts keep their last N tokens")
     embedder: Literal["hashing", "minilm"] = Field(default="hashing", description="entry/query embedder "
@@ -100,4 +106,10 @@ def load_memopt_config(name_or_path: str) -> MemOptConfig:
         path = MEMOPT_CONFIGS / f"{name_or_path}.yaml"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such MemOpt config")
-    return MemOptConfig.model_validate(load_yaml(path))
+    try:
+        return MemOptConfig.model_validate(load_yaml(path))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        raise MemOptConfigError(f"{path}: {field}: {err['msg']}"
+                                + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")) from None

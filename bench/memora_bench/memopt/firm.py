@@ -41,13 +41,14 @@ def completion_text(completion) -> str:
 
 @dataclass
 class FirmReward:
-    evaluator: object  # frozen causal LM (faithfulness and informativeness)
+    evaluator: object  # frozen causal LM judging faithfulness
     tokenizer: object
     embedder: Embedder
     sources: dict[str, str]              # key_str -> source text
     intervals: dict[str, Interval]       # key_str -> the segment's global interval
     facts: dict[str, list[str]]          # key_str -> key facts of the training questions it is evidence for
     max_prompt_tokens: int = 1024
+    initial_writer: object = None        # frozen copy of the initial writer (informativeness); None: the evaluator
     cache: ReplayCache | None = None     # set at each epoch start
     last_token_rewards: list[torch.Tensor] = field(default_factory=list)
     last_components: dict[str, float] = field(default_factory=dict)
@@ -55,7 +56,7 @@ class FirmReward:
     def score(self, key: str, text: str, ids: list[int]) -> tuple[torch.Tensor, float, float, float]:
         """(token rewards, mean F, I, R) of one candidate."""
         f = token_faithfulness(self.evaluator, self.tokenizer, self.sources[key], text, ids, self.max_prompt_tokens)
-        i = informativeness(self.evaluator, self.tokenizer, text, self.facts.get(key, []))
+        i = informativeness(self.initial_writer or self.evaluator, self.tokenizer, text, self.facts.get(key, []))
         r = 1.0
         if self.cache is not None:
             vec = np.asarray(self.embedder.embed([text])[0], dtype=np.float32)

@@ -1,6 +1,6 @@
 """Memories written by a Hugging Face writer model (greedy), indexed, read by the frozen deterministic reader,
-and scored: accuracy, retrieval recall (a returned entry overlaps a verified evidence interval) and oracle
-accuracy (the evidence segments' entries handed to the reader)."""
+and scored with MemLife's metrics against the verified evidence intervals: accuracy, retrieval recall (a returned
+entry overlaps an evidence interval of the same video) and oracle accuracy (evidence-aligned entries handed over)."""
 from __future__ import annotations
 
 import torch
@@ -8,9 +8,10 @@ import torch
 from memora_core.store.embedding import Embedder
 
 from memora_bench.memlife.config import ReaderConfig
+from memora_bench.memlife.evaluate import evaluate, oracle_entries, pooled
 from memora_bench.memlife.index import MemLifeIndex
 from memora_bench.memlife.reader import DeterministicReader
-from memora_bench.memlife.types import MemoryEntry, ReaderTrace, SegmentInput
+from memora_bench.memlife.types import Interval, MemoryEntry, ReaderTrace, SegmentInput
 from memora_bench.memlife.writer import MemLifeWriter, entry_for, sanitise_entry
 from memora_bench.memopt.data import ParticipantData, TrainingQuestion
 
@@ -56,29 +57,29 @@ def read_all(pdata: ParticipantData, index: MemLifeIndex, reader_cfg: ReaderConf
     return [reader.answer(q.item, index, q.question_time) for q in pdata.questions]
 
 
-def retrieved(trace: ReaderTrace, q: TrainingQuestion, index: MemLifeIndex) -> bool:
-    for a in trace.actions:
-        for k in a.returned:
-            e = index.get(tuple(k))
-            if e is not None and any(e.interval.overlaps(ev) for ev in q.evidence):
-                return True
-    return False
+def evidence_by_video(p: ParticipantData, q: TrainingQuestion) -> list[tuple[str, Interval]]:
+    """(video, interval) of each verified evidence interval (the video of a chosen segment it overlaps)."""
+    out = []
+    for iv in q.evidence:
+        vids = {s.video_id for s in p.segments if Interval(start=s.t_start, end=s.t_end).overlaps(iv)}
+        out += [(v, iv) for v in sorted(vids)]
+    return out
 
 
 def score(parts: list[ParticipantData], memories: dict[str, list[MemoryEntry]], embedder: Embedder,
-          reader_cfg: ReaderConfig) -> dict[str, float]:
-    """accuracy, recall, oracle_accuracy over every question of `parts` (each participant's own memory)."""
-    n = acc = rec = orc = 0
+          reader_cfg: ReaderConfig, oracle_k: int = 64) -> dict:
+    """accuracy, recall, oracle_accuracy (MemLife's definitions, memlife/evaluate.py) pooled over `parts`, each
+    participant read from its own memory by the frozen deterministic reader."""
     reader = DeterministicReader(reader_cfg)
+    blocks = []
     for p in parts:
         index = build_index(memories[p.participant_id], embedder)
-        for q in p.questions:
-            tr = reader.answer(q.item, index, q.question_time)
-            handed = [e for e in (index.get(k) for k in q.evidence_segments) if e is not None]
-            oracle = reader.answer(q.item, index, q.question_time, handed=handed)
-            n += 1
-            acc += tr.answer == q.item.answer
-            rec += retrieved(tr, q, index)
-            orc += oracle.answer == q.item.answer
-    n = max(n, 1)
-    return {"accuracy": acc / n, "recall": rec / n, "oracle_accuracy": orc / n, "n_questions": n}
+        entries = {e.key: e for e in index.entries}
+        evidence = {q.item.qid: evidence_by_video(p, q) for q in p.questions}
+        traces = [reader.answer(q.item, index, q.question_time) for q in p.questions]
+        oracle = [reader.answer(q.item, index, q.question_time,
+                                handed=oracle_entries(evidence[q.item.qid], index.entries, oracle_k))
+                  for q in p.questions]
+        blocks.append(evaluate(traces, [q.item for q in p.questions], entries=entries, evidence=evidence,
+                               oracle=oracle))
+    return pooled(blocks)

@@ -80,11 +80,12 @@ def materialise_initial_writer(cfg: ModelConfig, out: Path) -> Path:
 
 
 def load_frozen(folder: Path | str, dtype: str = "float32"):
-    """(model, tokenizer) in eval mode with gradients off."""
+    """(model, tokenizer) in eval mode with gradients off, on the GPU when there is one."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, dtype)).eval()
+    model.to("cuda" if torch.cuda.is_available() else "cpu")
     for p in model.parameters():
         p.requires_grad_(False)
     return model, tok

@@ -142,20 +142,21 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
         raise ValueError("MemOpt data: no training or test segments (check the data root and segment budgets)")
     initial = materialise_initial_writer(cfg.model, out)
     eval_dir = Path(cfg.rewards.evaluator_path) if cfg.rewards.evaluator == "pretrained" else initial
-    evaluator, tok = load_frozen(eval_dir, cfg.model.dtype)
+    frozen_initial, tok = load_frozen(initial, cfg.model.dtype)  # the writer's tokenizer scores every token id
+    evaluator = frozen_initial if eval_dir == initial else load_frozen(eval_dir, cfg.model.dtype)[0]
     embedder = make_embedder(EmbeddingConfig(backend=cfg.rewards.embedder))
-    facts = key_facts(data, evaluator, tok, cfg, out)
+    facts = key_facts(data, frozen_initial, tok, cfg, out)
     segs = [s for p in data.train for s in p.segments]
     firm = FirmReward(evaluator=evaluator, tokenizer=tok, embedder=embedder,
                       sources={key_str(s.key): source_text(s) for s in segs},
                       intervals={key_str(s.key): _interval(s) for s in segs}, facts=facts,
-                      max_prompt_tokens=cfg.rewards.max_prompt_tokens)
+                      max_prompt_tokens=cfg.rewards.max_prompt_tokens, initial_writer=frozen_initial)
     writer = writer_prompts(cfg.data.max_prompt_json_chars)
     dataset = Dataset.from_list([{"prompt": writer.messages(s), "seg_key": key_str(s.key)} for s in segs])
 
     untrained_path = out / "eval_untrained.json"
     if not untrained_path.exists():
-        mems = memories(data.test, evaluator, tok, cfg, "memopt:untrained")
+        mems = memories(data.test, frozen_initial, tok, cfg, "memopt:untrained")
         _save_json(untrained_path, {"scores": score(data.test, mems, embedder, cfg.reader_config()),
                                     "entries": {k: [e.model_dump() for e in v] for k, v in mems.items()}})
     policy, _ = load_frozen(initial, cfg.model.dtype)
