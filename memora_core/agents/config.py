@@ -61,6 +61,10 @@ class AgentSettings(_Cfg):
     semantic_retrieval: bool = False
     soft_task_verbs: list[str] = Field(default_factory=lambda: ["prepare", "make", "cook", "get", "do", "handle"])
     task_match_score: float = Field(default=0.75, ge=0, le=1.1)
+    # instruction reading (memora_core.agents.instruction): a clause with this many verbs for the same objects
+    # is a sequence of jobs; a need ("I'm parched") is matched to a routine at this MiniLM cosine
+    instruction_split_verbs: int = Field(default=3, ge=2, le=10)
+    need_min_similarity: float = Field(default=0.3, ge=0, le=1)
     min_task_coverage: float = Field(default=0.75, ge=0, le=1)
     max_preferences: int = Field(default=8, ge=1, le=20)
     max_preference_steps: int = Field(default=3, ge=0, le=10)

@@ -12,73 +12,33 @@ They are the CPU default (no LLM) and use the same budget as the ReAct agents (a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
+from memora_core.agents.instruction import InstructionParser, ParsedInstruction, Task
+from memora_core.agents.instruction.needs import match_need
+from memora_core.agents.instruction.normalise import clean
 from memora_core.agents.vocab import Vocabulary, default_vocabulary
 from memora_core.consolidation.procedures import Step, split_procedures
 from memora_core.schemas import Evidence, Plan, PlanStep, unique_evidence
 from memora_core.tools.registry import ToolResult
-from memora_core.tools.text import STOPWORDS, overlap, stem, tokens
+from memora_core.tools.text import overlap, stem, tokens
 
 _PARTICLES = {"up", "down", "on", "off", "in", "out", "into", "onto", "over", "away", "back"}
 _PREPS = {"in", "on", "into", "onto", "from", "at", "to", "under", "with", "inside", "off", "out"}
-_SOFT_DEFAULT = {"prepare", "make", "cook", "get", "do", "handle"}
 _VIDEO_RE = re.compile(r"\b([A-Z]\d{2}_\d{2,3})\b")
 
 
 # ------------------------------------------------------------------ task and step text
-@dataclass
-class Task:
-    text: str
-    verb: str
-    objects: list[str]
-    verbs: tuple[str, ...] = ()  # every concrete verb the instruction names ('clear and clean' -> both)
-
-    @property
-    def obj(self) -> str:
-        return " ".join(self.objects) or "item"
-
-
-def parse_task(instruction: str) -> Task:
-    """'Help P06 wash the bowl.' -> verb 'wash', objects ['bowl'] (first content word is the verb)."""
-    words = [w for w in re.findall(r"[a-z0-9]+", instruction.lower()) if w not in {"help", "please", "robot"}]
-    words = [w for w in words if not re.fullmatch(r"p\d+", w) and not w.isdigit()]
-    content = [w for w in words if w not in STOPWORDS or w in _PARTICLES - {"in", "on", "out", "over", "off"}]
-    if not content:
-        return Task(instruction, "do", [])
-    verbs = [content[0]]
-    i = 1
-    while i + 1 < len(words) + 1 and i < len(content):
-        # 'prepare and knead the dough': a word right after 'and' that follows the verb is a verb too
-        j = words.index(verbs[-1]) if verbs[-1] in words else -1
-        if 0 <= j < len(words) - 2 and words[j + 1] == "and" and words[j + 2] == content[i]:
-            verbs.append(content[i])
-            i += 1
-        else:
-            break
-    objects = [w for w in content[i:] if w not in STOPWORDS and w not in _PARTICLES]
-    concrete = [v for v in verbs if v not in _SOFT_DEFAULT] or verbs
-    return Task(instruction, concrete[0], objects, tuple(concrete))
-
-
-_PHRASE_SPLIT = re.compile(r",|\b(?:and|or|with|using|for|from|in|into|on|onto|of|at|to|by|then)\b")
-
-
 def object_heads(task: Task, vocab: Vocabulary) -> list[str]:
-    """The objects a task names, one per noun phrase: 'set the table for a meal with plate, bowl, and cutlery'
-    -> table, plate, bowl, cutlery ('meal' is no kitchen object). A phrase's head is its last word the
-    vocabulary knows as an object (without a vocabulary: its last content word); plurals are singularised."""
-    words = re.findall(r"[a-z]+|,", task.text.lower())
-    try:
-        start = words.index(task.verbs[-1] if task.verbs else task.verb) + 1
-    except ValueError:
-        start = 0
+    """The objects a task names, one per noun phrase, each by its head: the last word of the phrase the
+    vocabulary knows as an object (without a vocabulary: its last word), singular ('kitchen worktop' ->
+    worktop)."""
     heads: list[str] = []
-    for phrase in _PHRASE_SPLIT.split(" ".join(words[start:])):
-        ws = [w for w in phrase.split() if w not in STOPWORDS and w not in _PARTICLES and w not in task.verbs]
+    for phrase in task.objects:
+        ws = phrase.lower().split()
         known = [w for w in ws if vocab.is_object(w)] if vocab else ws
         if known:
             head = vocab.singular(known[-1]) if vocab else _singular(known[-1])
@@ -174,29 +134,17 @@ def _steps_from_events(items: list[dict[str, Any]]) -> list[Step]:
                  e["text"].lower(), e.get("segment_id")) for e in items]
 
 
-def subtasks(instruction: str) -> list[Task]:
-    """'wash all the dishes, dry them, and put them away' -> three tasks; a clause without its own object
-    ('dry them') takes the previous clause's objects. 'prepare and knead the dough' stays one task."""
-    text = re.sub(r"^\s*(help|please)\s+p\d+\s+", "", instruction.strip().rstrip("."), flags=re.I)
-    # a new clause starts a verb phrase ('dry them', 'put them away'); 'plate, bowl, and cutlery' is one list
-    clause = re.compile(r"^(?:and\s+|then\s+)?\w+\s+(?:the|a|an|all|some|it|them|up|away|out|down|off)\b")
-    parts: list[str] = []
-    for seg in re.split(r",\s*|\s+(?=and\s+\w+\s+(?:the|a|an|all|some|it|them)\b)", text):
-        seg = seg.strip()
-        if seg and (not parts or clause.match(seg)):
-            parts.append(re.sub(r"^(?:and|then)\s+", "", seg))
-        elif seg:
-            parts[-1] += (", " if not seg.startswith("and") else " ") + seg
+def subtasks(parsed: ParsedInstruction, min_split_verbs: int) -> list[Task]:
+    """The jobs a plan is made of, in order: one per clause; a clause naming `min_split_verbs` or more
+    verbs for the same objects ('scrub, rinse and stack the pans') is a sequence of jobs, one per verb,
+    while fewer verbs ('rinse and dry the mug') stay one job done together."""
     out: list[Task] = []
-    for p in parts:
-        t = parse_task(p)
-        if not t.objects and out:
-            t = Task(p, t.verb, list(out[-1].objects))
-        if t.objects or not out:
+    for t in parsed.tasks:
+        if len(t.verbs) >= min_split_verbs:
+            out += [Task(f"{v} {t.obj}", v, list(t.objects), (v,), t.destination) for v in t.verbs]
+        else:
             out.append(t)
-    if any(t.objects for t in out):
-        out = [t for t in out if t.objects]  # 'clear and clean the counter': a bare verb joins the next clause
-    return out if len(out) > 1 else [parse_task(instruction)]
+    return out if len(out) > 1 else [parsed.task]
 
 
 def coverage(task: Task, labels: list[str], soft_verbs: set[str], synonyms: frozenset[str] = frozenset()) -> float:
@@ -244,6 +192,7 @@ class StructuredPlanner:
         self._routines_cached: dict[str, list[dict]] = {}
         self._shared_routines: list[dict] | None = None
         self.vocab = vocabulary if vocabulary is not None else default_vocabulary()
+        self._parser: InstructionParser | None = None
 
     def synonyms(self, verb: str) -> frozenset[str]:
         """Stemmed verbs that do the same job as `verb` ('clean' -> wipe, wash, scrub)."""
@@ -259,24 +208,32 @@ class StructuredPlanner:
             return ToolResult(tool=tool, ok=False, error="tool budget exhausted")
         return log.call(tool, args)
 
+    def parse(self, instruction: str) -> ParsedInstruction:
+        """The instruction read into typed tasks (memora_core.agents.instruction)."""
+        if self._parser is None:
+            self._parser = InstructionParser(self.vocab, self.cfg.agents.soft_task_verbs)
+        return self._parser.parse(instruction)
+
     def plan(self, instruction: str) -> Plan:
-        task = parse_task(instruction)
+        parsed = self.parse(instruction)
         log = CallLog(self.memory)
         self._routines_cached = {}
         plan = Plan(participant_id=self.memory.participant_id, instruction=instruction, planner=self.kind,
                     condition=self.memory.condition_id)
         labels: list[tuple[str, list[Evidence]]] = []
+        if parsed.implicit and "get_routine_skill" in self.memory.tool_names:
+            parsed = self._resolve_need(parsed, log, plan)
         if self.family == "memora" and "search_objects" in self.memory.tool_names:
             # Entity memory resolves the task's objects to what this person's memory calls them first
-            # ('countertop' -> the 'counter' of class 'top'), so every later read asks about the right thing
-            instruction = self._resolve_objects(instruction, log, plan)
-            task = parse_task(instruction)
-        parts = subtasks(instruction)
+            # ('worktop' -> the 'counter' of class 'top'), so every later read asks about the right thing
+            parsed = self._resolve_objects(parsed, log, plan)
+        task = parsed.task
+        parts = subtasks(parsed, self.cfg.agents.instruction_split_verbs)
         if self.family != "parametric":
             if len(parts) > 1 and "get_routine_skill" in self.memory.tool_names and self._budget_left(log, 1):
                 # one routine read for the whole instruction, re-ranked per sub-task, so that every
                 # sub-task keeps the budget to recall its own episode
-                res = self._call(log, "get_routine_skill", {"goal_query": instruction, "top_k": 10})
+                res = self._call(log, "get_routine_skill", {"goal_query": task.text, "top_k": 10})
                 self._shared_routines = res.items
             try:
                 for sub in parts:
@@ -301,16 +258,36 @@ class StructuredPlanner:
         plan.tool_calls = log.calls
         return plan
 
-    def _resolve_objects(self, instruction: str, log: CallLog, plan: Plan) -> str:
+    def _resolve_need(self, parsed: ParsedInstruction, log: CallLog, plan: Plan) -> ParsedInstruction:
+        """An instruction that names nothing to act on ("I'm parched") is read as the person's routine that
+        is closest to it in meaning (goal, name, summary; MiniLM) among those the routine tool returns (its
+        words, and the store's vector index where there is one); unchanged when none is close enough."""
+        said = clean(parsed.text)
+        if not self._budget_left(log, 1) or not said:
+            return parsed
+        res = self._call(log, "get_routine_skill", {"goal_query": said, "top_k": 5})
+        a = self.cfg.agents
+        routine, sim = match_need(said, res.items, a.answer_embedder, a.need_min_similarity)
+        if routine is None:
+            plan.missing.append(f"no routine close to '{said}' (best similarity {sim:.2f})")
+            return parsed
+        goal = self.parse(routine["goal"])
+        if goal.implicit:
+            return parsed
+        plan.missing.append(f"'{said}' read as routine {routine['routine_id']} '{routine['goal']}' "
+                            f"(similarity {sim:.2f})")
+        return goal
+
+    def _resolve_objects(self, parsed: ParsedInstruction, log: CallLog, plan: Plan) -> ParsedInstruction:
         """One search_objects call for all the task's objects: a task word that no stored object is named by,
         but that shares its taxonomy class with one (the class Entity memory stored at formation), is
         replaced by the stored name. Category words ('vegetables') are left to composition."""
-        heads = [h for h in object_heads(parse_task(instruction), self.vocab) if not self.vocab.members(h)]
+        heads = [h for h in object_heads(parsed.task, self.vocab) if not self.vocab.members(h)]
         if not heads or not self.vocab or not self._budget_left(log, 1):
-            return instruction
+            return parsed
         res = self._call(log, "search_objects", {"name": " ".join(heads), "top_k": 20})
         names = {t for it in res.items for n in [it["name"], *it.get("aliases", [])] for t in tokens(n)}
-        out = instruction
+        tasks = list(parsed.tasks)
         for h in heads:
             cls = self.vocab.siblings(h)
             if stem(h) in names or not cls:
@@ -318,11 +295,14 @@ class StructuredPlanner:
             same = [it for it in res.items if str(it.get("attributes", {}).get("category", "")).lower() == cls]
             if same:
                 name = max(same, key=lambda it: float(it.get("observations") or 0))["name"]
-                new = re.sub(rf"\b{re.escape(h)}(e?s)?\b", name, out, flags=re.I)
-                if new != out:
+                word = re.compile(rf"\b{re.escape(h)}\b")
+                renamed = [replace(t, text=word.sub(name, t.text), objects=[word.sub(name, o) for o in t.objects],
+                                   destination=word.sub(name, t.destination) if t.destination else None)
+                           for t in tasks]
+                if renamed != tasks:
                     plan.missing.append(f"'{h}' resolved to this person's '{name}' (same class '{cls}')")
-                    out = new
-        return out
+                    tasks = renamed
+        return replace(parsed, tasks=tasks)
 
     def _plan_subtask(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
         has_routines = "get_routine_skill" in self.memory.tool_names
@@ -359,10 +339,10 @@ class StructuredPlanner:
             return composed
         heads = object_heads(task, self.vocab)
         if heads and heads != task.objects:
-            # 'the entire kitchen countertop' -> 'countertop': the object itself, not its modifiers
+            # 'the tiled kitchen worktop' -> 'worktop': the object itself, not its modifiers
             task = Task(task.text, task.verb, heads[:1], task.verbs)
         if len(task.verbs) > 1:
-            # 'clear and clean the countertop': each verb in turn, each from memory where it can be
+            # 'clear and wipe the hob': each verb in turn, each from memory where it can be
             out: list[tuple[str, list[Evidence]]] = []
             # the routines already read for the whole task are re-ranked per verb, not read again: the call
             # budget goes to recalling how each verb was done
@@ -441,16 +421,16 @@ class StructuredPlanner:
 
     # --- composition: a task memory does not cover as a whole, planned object by object
     def _compose(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
-        """'set the table with plate, bowl and cutlery' / 'prepare a salad using vegetables': each object gets
+        """'lay the tray with cup, saucer and spoons' / 'make a stew using vegetables': each object gets
         its own steps; a category becomes the members this person's memory holds (most used first); with a
-        placement verb the listed objects go onto the first one; a goal product ('salad') comes last."""
+        placement verb the listed objects go onto the first one; a goal product ('stew') comes last."""
         ag = self.cfg.agents
         heads = object_heads(task, self.vocab)
         dest = None
         if task.verb in ag.placement_verbs and len(heads) > 1:
             dest, heads = heads[0], heads[1:]
         if task.verb in ag.soft_task_verbs and len(heads) > 1 and not self.vocab.members(heads[0]):
-            heads = heads[1:] + heads[:1]  # 'prepare a salad using vegetables': ingredients first
+            heads = heads[1:] + heads[:1]  # 'make a stew using vegetables': ingredients first
         if len(heads) < 2 and not any(self.vocab.members(h) for h in heads):
             return []
         objs: list[str] = []

@@ -27,6 +27,7 @@ class Vocabulary:
     category_classes: dict[str, list[str]] = field(default_factory=dict)  # singular category word -> class keys
     words: set[str] = field(default_factory=set)                     # surface forms (singular, lower case)
     verb_stems: set[str] = field(default_factory=set)  # stemmed words of the EPIC verb taxonomy ('set', 'mix')
+    phrases: set[str] = field(default_factory=set)     # two-word instance names ('sweet potato', 'tea towel')
 
     def __bool__(self) -> bool:
         return bool(self.word_class)
@@ -126,6 +127,8 @@ def load_vocabulary(path: Path | str, verb_path: Path | str | None = None) -> Vo
                 if " " not in name:  # compound instances ('spoon:wooden') add nothing over their head word
                     voc.word_class.setdefault(stem(name), key)
                     voc.words.add(name)
+                elif name.count(" ") == 1:
+                    voc.phrases.add(name)
             for cw in _category_words(cat):
                 voc.category_classes.setdefault(cw, []).append(key)
     return voc

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from memora_core.agents import make_answerer, make_planner, store_shares
-from memora_core.agents.structured import parse_task, split_label
+from memora_core.agents.structured import StructuredPlanner, split_label
 from memora_core.cli.main import main as memora_main
 from memora_core.conditions import CONDITION_IDS, build_condition
 from memora_core.llm.base import LLMBackend, LLMReply, ToolCall
@@ -18,11 +18,11 @@ from memora_core.schemas import Plan
 
 pytestmark = pytest.mark.shared_data
 
-KETTLE_Q = "When preparing hot water, what setup strategy does P06 use?"
-KETTLE_CHOICES = {"A": "Boils leftover kettle water without checking the contents.",
-                  "B": "Opens and fills the kettle at the tap as a distinct setup.",
-                  "C": "Fills a pan directly and skips the kettle entirely.",
-                  "D": "Carries water in a cup and pours it into the kettle.",
+KETTLE_Q = "How does P06 usually get the kettle going for a hot drink?"  # invented, in the benchmark's form
+KETTLE_CHOICES = {"A": "Reboils whatever is left in the kettle.",
+                  "B": "Opens the kettle and fills it at the tap first.",
+                  "C": "Heats the water in a saucepan instead.",
+                  "D": "Pours water into the kettle from a mug.",
                   "E": "The information is not available based on the given context"}
 
 
@@ -41,9 +41,13 @@ class Scripted(LLMBackend):
 
 
 def test_task_and_label_parsing():
-    assert (parse_task("Help P06 wash the bowl.").verb, parse_task("Help P06 wash the bowl.").objects) == ("wash", ["bowl"])
-    t = parse_task("Help P06 prepare and knead the dough in the bowl.")
-    assert t.verb == "knead" and t.objects == ["dough", "bowl"]
+    from memora_core.conditions.base import ParametricMemory
+
+    planner = StructuredPlanner(ParametricMemory("P06"))
+    t = planner.parse("Help P06 wash the bowl.").task
+    assert (t.verb, t.objects) == ("wash", ["bowl"])
+    t = planner.parse("Help P06 prepare and roll the pastry on the board.").task
+    assert t.verb == "roll" and t.objects == ["pastry", "board"]
     assert split_label("put lid on pan") == ("put", "lid", "pan")
     assert split_label("pick up knife") == ("pick up", "knife", None)
     assert split_label("pour water out of pan") == ("pour", "water", "pan")
@@ -83,7 +87,7 @@ def test_memora_planner_routine_preferences_grounding(p06_store):
 
 def test_planner_transfers_a_same_verb_procedure(p06_store):
     memory = build_condition("memora", p06_store, "P06")
-    plan = make_planner("structured", memory).plan("Help P06 wash the onion.")
+    plan = make_planner("structured", memory).plan("Please wash an onion.")
     assert any(s.action == "wash" and s.object == "onion" for s in plan.steps)
     assert any("transferred" in m for m in plan.missing)
 
@@ -96,7 +100,7 @@ def test_structured_answerer(p06_store):
     parametric = make_answerer("structured", build_condition("parametric", p06_store, "P06"))
     assert parametric.answer(KETTLE_Q, KETTLE_CHOICES).letter == "E"
     unknown = make_answerer("structured", build_condition("memora", p06_store, "P06")).answer(
-        "What was P06 doing in video P06_999?", KETTLE_CHOICES)
+        "What did P06 do in video P06_999?", KETTLE_CHOICES)
     assert unknown.letter == "E"
 
 

@@ -8,8 +8,9 @@ import pytest
 from memora_core.agents.answering import StructuredAnswerer, Window, analyse, clauses, windows_from
 from memora_core.agents.config import load_agents_config
 from memora_core.agents.structured import (
-    StructuredPlanner, coverage, merge_with_prior, parse_task, subtasks,
+    StructuredPlanner, coverage, merge_with_prior, subtasks,
 )
+from memora_core.conditions.base import ParametricMemory
 from memora_core.conditions.flat1d import Flat1DMemory
 from memora_core.tools.registry import ToolResult
 
@@ -46,8 +47,8 @@ def test_question_analysis_and_clauses():
     assert analyse("What handling step does P90 do just before loading the oven?", cfg).direction == -1
     assert analyse("What was P90 doing in video P90_???", cfg).masked_video
     assert analyse("What was P90 doing in video P90_02?", cfg).video == "P90_02"
-    assert clauses("They turned the pizza, then put the pizza in the oven.") == \
-        ["They turned the pizza", "put the pizza in the oven"]
+    assert clauses("They flipped the flatbread, then slid the flatbread into the oven.") == \
+        ["They flipped the flatbread", "slid the flatbread into the oven"]
 
 
 def test_habit_statement_becomes_a_two_step_window():
@@ -60,7 +61,7 @@ def test_habit_statement_becomes_a_two_step_window():
 
 def test_answerer_commits_to_the_observed_successor(kitchen):
     ans = StructuredAnswerer(kitchen, lexical_config())
-    choices = {"A": "set it back on the shelf", "B": "shake it in their hand", "C": "wipe it with a cloth",
+    choices = {"A": "return it to the top shelf", "B": "shake the bowl a few times", "C": "polish it with a rag",
                "D": "fill it with milk", "E": "The information is not available"}
     res = ans.answer("When P90 picks up a bowl, what do they typically do next?", choices)
     assert res.letter == "B", res.raw
@@ -88,18 +89,24 @@ def test_answerer_says_e_without_relevant_memory(kitchen):
     assert ans.answer("What was P90 doing in video P90_77?", choices).letter == "E"
 
 
+def _parse(text: str, vocab=None):
+    return StructuredPlanner(ParametricMemory("P90"), lexical_config(), vocabulary=vocab).parse(text)
+
+
 def test_subtasks_coverage_and_prior_merge():
-    parts = subtasks("Help P90 wash all the dirty dishes, dry them, and put them away.")
-    assert [p.verb for p in parts] == ["wash", "dry", "put"] and all(p.objects == ["dirty", "dishes"] for p in parts)
-    assert len(subtasks("Help P90 set the table with plate, bowl, and cutlery.")) == 1
-    assert len(subtasks("Help P90 prepare and knead the dough in the bowl.")) == 1
+    parts = subtasks(_parse("Help P90 scrub every pan, rinse them, and then stack them up."), 3)
+    assert [p.verb for p in parts] == ["scrub", "rinse", "stack"] and all(p.objects == ["pan"] for p in parts)
+    # a list of three verbs for the same objects is a sequence of jobs too; two stay one job
+    assert [p.verb for p in subtasks(_parse("Scrub, rinse and stack the greasy pans."), 3)] == ["scrub", "rinse", "stack"]
+    assert len(subtasks(_parse("Help P90 lay the tray with cup, saucer, and spoon."), 3)) == 1
+    assert len(subtasks(_parse("Help P90 prepare and roll the pastry on the board."), 3)) == 1
     soft = {"prepare"}
-    t = parse_task("Help P90 wash the onion.")
-    assert coverage(t, ["chop onion", "peel onion"], soft) == 0.5  # right object, wrong verb: not the task
-    assert coverage(t, ["turn on tap", "wash onion"], soft) == 1.0
-    merged = merge_with_prior(["pick up onion", "turn on tap", "wash onion", "put onion on rack"],
-                              ["turn on tap", "wash onion", "turn off tap"])
-    assert merged == ["pick up onion", "turn on tap", "wash onion", "put onion on rack", "turn off tap"]
+    t = _parse("Help P90 wash the leek.").task
+    assert coverage(t, ["chop leek", "peel leek"], soft) == 0.5  # right object, wrong verb: not the task
+    assert coverage(t, ["turn on tap", "wash leek"], soft) == 1.0
+    merged = merge_with_prior(["pick up leek", "turn on tap", "wash leek", "put leek on rack"],
+                              ["turn on tap", "wash leek", "turn off tap"])
+    assert merged == ["pick up leek", "turn on tap", "wash leek", "put leek on rack", "turn off tap"]
 
 
 def test_planner_fills_targets_from_memory(kitchen):
@@ -131,11 +138,11 @@ def test_object_heads_and_category_members():
     from memora_core.agents.structured import object_heads
 
     v = _vocab()
-    t = parse_task("Help P90 set the table for a meal with plate, bowl, and cutlery.")
-    assert object_heads(t, v) == ["table", "plate", "bowl", "cutlery"]  # 'meal' is no kitchen object
+    t = _parse("Help P90 lay the table for a party with plate, bowl, and cutlery.", v).task
+    assert object_heads(t, v) == ["table", "plate", "bowl", "cutlery"]  # 'party' is no kitchen object
     assert set(v.members("cutlery")) == {"knife", "fork", "spoon"} and v.members("plate") == []
     assert v.singular("vegetables") == "vegetable" and v.members("vegetables")
-    assert parse_task("Help P90 clear and clean the counter.").verbs == ("clear", "clean")
+    assert _parse("Help P90 clear and clean the counter.").task.verbs == ("clear", "clean")
 
 
 def test_compose_places_listed_objects_and_picks_members_from_memory(kitchen):
@@ -156,7 +163,7 @@ def test_compose_places_listed_objects_and_picks_members_from_memory(kitchen):
 
 def test_compose_recalls_each_object_from_memory(kitchen):
     planner = StructuredPlanner(kitchen, lexical_config(), vocabulary=_vocab())
-    plan = planner.plan("Help P90 prepare a salad using vegetables.")
+    plan = planner.plan("Help P90 make a stew using vegetables.")
     labels = [s.text for s in plan.steps]
     assert "cut onion" in labels  # how this person handles the only vegetable in memory
     assert len(plan.tool_calls) <= planner.cfg.agents.max_iterations
