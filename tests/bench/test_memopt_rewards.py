@@ -110,3 +110,9 @@ def test_fetch_hit_when_interval_contains_the_segment():
 def test_retrievability_neutral_without_questions():
     assert retrievability(_cache([]), ("P01", "P01_01", 0), Interval(start=0, end=30), np.array([1.0, 0])) == 1.0
     assert retrievability(_cache([]), KEY, SPAN, np.array([1.0, 0.0])) == 0.0  # a question, no action finds it
+
+
+def test_the_candidate_does_not_compete_with_its_own_old_entry():
+    # the old entry 2 ([0, 1]) would outrank the candidate; it is the one being replaced, so it is not counted
+    cache = _cache([CachedAction(kind="search", query_vec=[0.0, 1.0], budget=1)])
+    assert retrievability(cache, KEY, SPAN, np.array([0.6, 0.8])) == 1.0
