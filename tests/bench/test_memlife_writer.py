@@ -111,9 +111,9 @@ def test_vlm_path_sends_frames_to_an_openai_compatible_server(stub_server, tmp_p
 
 @pytest.mark.slow
 def test_smollm2_writes_real_entries():
-    llm = make_llm(LLMConfig(backend="transformers_local", max_new_tokens=24,
+    llm = make_llm(LLMConfig(backend="transformers_local", max_new_tokens=12,
                              transformers_local=TransformersLocalConfig(model="smollm2", threads=2)))
-    w = MemLifeWriter(llm, "v1", 24)
+    w = MemLifeWriter(llm, "v1", 12)
     entries = [w.write(seg_input(i)) for i in range(2)]
     assert all(e.text.strip() for e in entries)
     assert [e.segment_index for e in entries] == [0, 1] and entries[0].writer_id.endswith("writer_v1")
