@@ -33,7 +33,7 @@ def test_routine_support_prefers_the_routines_procedure_and_objects():
 
 def test_procedure_questions_and_topic_words():
     cfg = load_agents_config()
-    assert analyse("When preparing hot water, what setup strategy does P06 use?", cfg).procedure
+    assert analyse("When making hot water, what setup approach does P06 follow?", cfg).procedure
     assert not analyse("What did P06 pick up after opening the fridge?", cfg).procedure
     assert shared_choice_words(["fills the kettle", "boils the kettle", "fills a pan"]) == {"fill", "kettle"}
 
@@ -41,7 +41,7 @@ def test_procedure_questions_and_topic_words():
 def test_memora_reads_routines_for_a_procedure_question_and_others_do_not(p06_store):
     cfg = load_agents_config()
     cfg.agents.answer_embedder = "none"
-    q = "When preparing hot water, what setup strategy does P06 use?"
+    q = "When making hot water, what setup approach does P06 follow?"
     choices = {"A": "Boils leftover kettle water without checking.", "B": "Opens and fills the kettle at the tap.",
                "C": "Fills a pan directly and skips the kettle.", "D": "Carries water in a cup to the kettle.",
                "E": "Information not available in memory."}

@@ -86,8 +86,8 @@ def test_answer_prose_is_not_a_letter(text):
 
 
 def test_answer_by_choice_text():
-    choices = {"A": "set it back on the shelf", "B": "shake it in their hand", "C": "wipe it", "D": "carry it"}
-    assert parse_answer("They shake it in their hand.", choices) == "B"
+    choices = {"A": "put it back in the cupboard", "B": "shake it a few times", "C": "wipe it", "D": "carry it"}
+    assert parse_answer("They shake it a few times.", choices) == "B"
 
 
 def test_json_object_helper():
