@@ -73,11 +73,11 @@ def tracked_texts() -> dict[str, str]:
 
 
 def test_the_scan_finds_a_test_string_and_ignores_short_or_development_ones():
-    test = {"help px peel the parsnip", "turn on tap", "rinse the cup under water"}
-    dev = {"rinse the cup under water"}
+    test = {"help px peel the parsnip", "turn on tap", "polish the kettle lid with a cloth"}
+    dev = {"polish the kettle lid with a cloth"}
     phrases = guarded(test, dev)
     assert phrases == {"help px peel the parsnip"}
-    texts = {"a.py": "# e.g. 'Help PX peel\n#  the parsnip.'", "b.py": "turn on tap; rinse the cup under water"}
+    texts = {"a.py": "# e.g. 'Help PX peel\n#  the parsnip.'", "b.py": "turn on tap; polish the kettle lid with a cloth"}
     assert occurrences(phrases, texts) == [("a.py", "help px peel the parsnip")]
 
 
