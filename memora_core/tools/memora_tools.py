@@ -39,6 +39,11 @@ def fuse(lexical: Sequence[tuple[int, float]], semantic: Sequence[int], k: int) 
     return sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
+def activity_text(a: Activity) -> str:
+    """What the activity index matches a query against."""
+    return a.summary + " " + " ".join(a.objects)
+
+
 def _ev(video: str, t0: float, t1: float, seg: str | None = None) -> Evidence:
     return Evidence(video_id=video, start_s=t0, end_s=max(t0, t1), segment_id=seg)
 
@@ -59,16 +64,20 @@ class MemoraTools(ToolSet):
         self.routines = (routines if routines is not None else store.routines(participant_id)) if include_knowledge else []
         self.preferences = (preferences if preferences is not None else store.preferences(participant_id)) \
             if include_knowledge else []
-        self._act_index = BM25([a.summary + " " + " ".join(a.objects) for a in self.activities])
-        self._rt_index = BM25([f"{r.goal} {r.goal} {r.name} " + " ".join(r.steps) + " " + " ".join(r.key_objects)
-                               for r in self.routines])
-        self._pf_index = BM25([p.statement + " " + " ".join(p.keywords) for p in self.preferences])
+        self._act_index = BM25([activity_text(a) for a in self.activities])
+        self.index_knowledge()
         self._act_pos = {a.activity_id: i for i, a in enumerate(self.activities)}
         handlers: dict[str, Any] = {"search_objects": self.search_objects, "get_object_history": self.get_object_history,
                                     "search_activities": self.search_activities, "search": self.search}
         if include_knowledge:
             handlers.update(get_routine_skill=self.get_routine_skill, get_preferences=self.get_preferences)
         ToolSet.__init__(self, handlers)  # explicit: subclasses also inherit ConditionMemory
+
+    def index_knowledge(self) -> None:
+        """(Re)build the lexical indexes over routines and preferences (small; redone when knowledge changes)."""
+        self._rt_index = BM25([f"{r.goal} {r.goal} {r.name} " + " ".join(r.steps) + " " + " ".join(r.key_objects)
+                               for r in self.routines])
+        self._pf_index = BM25([p.statement + " " + " ".join(p.keywords) for p in self.preferences])
 
     # ------------------------------------------------------------ helpers
     def _semantic(self, collection: str, query: str, k: int, id_pos: dict[str, int]) -> list[int]:

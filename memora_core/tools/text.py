@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
@@ -20,6 +21,11 @@ STOPWORDS = frozenset(
 )
 
 
+STEM_CACHE_SIZE = 1 << 16  # distinct words kept memoised; a kitchen's vocabulary is a few thousand
+TOKENS_CACHE_SIZE = 1 << 13  # distinct texts kept tokenised (memory documents are re-tokenised on rebuilds)
+
+
+@lru_cache(maxsize=STEM_CACHE_SIZE)
 def stem(token: str) -> str:
     """A light suffix stripper: enough to match 'onions'/'onion', 'washing'/'wash', 'chopped'/'chop'."""
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
@@ -31,9 +37,15 @@ def stem(token: str) -> str:
     return token
 
 
+@lru_cache(maxsize=TOKENS_CACHE_SIZE)
+def _tokens(text: str, keep_stopwords: bool) -> tuple[str, ...]:
+    raw = _TOKEN_RE.findall(text.lower().replace("-", " ").replace(":", " "))
+    return tuple(stem(t) for t in raw if keep_stopwords or t not in STOPWORDS)
+
+
 def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
-    raw = _TOKEN_RE.findall(str(text).lower().replace("-", " ").replace(":", " "))
-    return [stem(t) for t in raw if keep_stopwords or t not in STOPWORDS]
+    """Content tokens, stemmed (memoised per text: a fresh list each call, callers may mutate it)."""
+    return list(_tokens(str(text), keep_stopwords))
 
 
 def normalise_noun(noun: str) -> str:
@@ -53,29 +65,49 @@ def overlap(query: Sequence[str] | str, doc: Sequence[str] | str) -> float:
 
 
 class BM25:
-    """Okapi BM25 over a fixed list of documents."""
+    """Okapi BM25 over a list of documents that may grow (`add`). Statistics are kept as counts and postings
+    (word -> [(document, term frequency)]), so adding documents costs only their own tokens, a query costs the
+    postings of its words, and the scores equal those of an index built over all documents at once."""
 
     def __init__(self, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
-        self.docs_tokens = [tokens(d) for d in docs]
         self.k1, self.b = k1, b
-        self.tf = [Counter(t) for t in self.docs_tokens]
-        n = len(docs)
-        self.avgdl = (sum(len(t) for t in self.docs_tokens) / n) if n else 0.0
-        df: Counter[str] = Counter()
-        for t in self.docs_tokens:
-            df.update(set(t))
-        self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
+        self.doc_len: list[int] = []
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self._total_len = 0
+        self.add(docs)
+
+    def __len__(self) -> int:
+        return len(self.doc_len)
+
+    def add(self, docs: Iterable[str]) -> None:
+        for d in docs:
+            t = tokens(d)
+            i = len(self.doc_len)
+            for w, f in Counter(t).items():
+                self.postings.setdefault(w, []).append((i, f))
+            self.doc_len.append(len(t))
+            self._total_len += len(t)
+
+    @property
+    def avgdl(self) -> float:
+        n = len(self.doc_len)
+        return (self._total_len / n) if n else 0.0
+
+    def idf_of(self, word: str) -> float:
+        n, f = len(self.doc_len), len(self.postings.get(word, ()))
+        return math.log(1 + (n - f + 0.5) / (f + 0.5))
 
     def scores(self, query: str) -> list[float]:
-        q = tokens(query)
-        out = []
-        for tf, dt in zip(self.tf, self.docs_tokens):
-            s, dl = 0.0, len(dt)
-            for w in q:
-                f = tf.get(w, 0)
-                if f:
-                    s += self.idf[w] * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * dl / (self.avgdl or 1)))
-            out.append(s)
+        out = [0.0] * len(self.doc_len)
+        avgdl = self.avgdl or 1
+        for w in tokens(query):  # per document, terms add up in query order (as a per-document loop would)
+            posting = self.postings.get(w)
+            if not posting:
+                continue
+            idf = self.idf_of(w)
+            for i, f in posting:
+                dl = self.doc_len[i]
+                out[i] += idf * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * dl / avgdl))
         return out
 
     def top(self, query: str, k: int, *, candidates: Sequence[int] | None = None) -> list[tuple[int, float]]:

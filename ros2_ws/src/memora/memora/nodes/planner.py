@@ -1,16 +1,17 @@
 """Planner node: text instructions (topic or SendInstruction service) -> a memora Plan grounded in memory.
 
 A thin adapter over `memora_core.agents.make_planner(kind, memory)` with the `memora` condition built from
-the store the memory writer owns (opened read-only here, rebuilt per instruction so that new memories and
-consolidated knowledge are always seen). Every plan is published (latched) on the plan topic. A plan that
-memory cannot ground (Plan.missing) is still published, and the service answers ok=false with a message
-saying what is missing, so a caller never executes a guess.
+the store the memory writer owns (opened read-only here and kept: before each instruction the view is
+refreshed with only what was committed since the last one, so new memories and consolidated knowledge are
+always seen and a plan costs the same whatever the size of memory; memora_core.conditions.live). Every
+plan is published (latched) on the plan topic. A plan that memory cannot ground (Plan.missing) is still
+published, and the service answers ok=false with a message saying what is missing, so a caller never
+executes a guess.
 """
 from __future__ import annotations
 
 import sys
 import threading
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -55,6 +56,9 @@ class PlannerNode(Node):
         self.p: PlannerParams = declare_params(self, PlannerParams)
         self._llm = self._make_llm()
         self._agents = self._agents_config()  # read once: parsing agents.yaml per plan cost ~0.1 s a call
+        from memora_core.conditions.live import LiveConditions
+
+        self._memory = LiveConditions(self.p.store_dir, self.p.condition)  # kept; refreshed per plan
         self._lock = threading.Lock()  # one plan at a time: the store snapshot and the log stay coherent
         latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -83,19 +87,17 @@ class PlannerNode(Node):
 
     def make_plan(self, participant_id: str, text: str) -> Plan:
         from memora_core.agents import make_planner
-        from memora_core.conditions import build_condition
-        from memora_core.store.sqlite_store import DB_FILENAME, SQLiteStore
 
         pid = participant_id or self.p.participant_id
-        if not (Path(self.p.store_dir) / DB_FILENAME).exists():
+        memory = self._memory.get(pid)
+        if memory is None:
             return Plan(participant_id=pid, instruction=text, planner=self.p.planner, condition=self.p.condition,
                         missing=[f"no memory store at {self.p.store_dir}: no demonstrations were seen yet"])
-        store = SQLiteStore(self.p.store_dir, readonly=True)
-        try:
-            memory = build_condition(self.p.condition, store, pid)
-            return make_planner(self.p.planner, memory, llm=self._llm, config=self._agents).plan(text)
-        finally:
-            store.close()
+        return make_planner(self.p.planner, memory, llm=self._llm, config=self._agents).plan(text)
+
+    def destroy_node(self) -> None:
+        self._memory.close()
+        super().destroy_node()
 
     def _agents_config(self):  # noqa: ANN202 - AgentsConfig
         from memora_core.agents.config import load_agents_config
