@@ -28,6 +28,7 @@ import numpy as np
 
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
+from memora_core.agents.knowledge_support import KnowledgeView, knowledge_support, knowledge_views, order_support
 from memora_core.schemas import Evidence, unique_evidence
 from memora_core.tools.registry import ToolResult
 from memora_core.tools.text import tokens
@@ -37,10 +38,9 @@ log = logging.getLogger(__name__)
 _VIDEO_RE = re.compile(r"\b([A-Z]\d{2}_\d{2,3})\b")
 _MASKED_VIDEO_RE = re.compile(r"\b[A-Z]\d{2}_\d*\?")
 _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+)?then\s+|\s+and\s+then\s+|,\s*then\s+|\s+then\s+|;\s*|,\s+and\s+|,\s+")
-_HABIT_RE = re.compile(r"After they (.+?), \S+ usually (.+?) next", re.I)
-_CHOICE_RE = re.compile(r"usually (.+?): for '", re.I)
-_PROCESS_RE = re.compile(r"usually does '([^']+)'", re.I)
 
+
+KNOWLEDGE_KINDS = ("habit", "preference")  # the `kind` of typed preference and habit items
 
 # ------------------------------------------------------------------ embeddings (one model per process)
 _EMB_CACHE: dict[str, np.ndarray] = {}
@@ -105,12 +105,9 @@ def windows_from(res: ToolResult) -> list[Window]:
         elif "steps" in it and "goal" in it:  # routine
             eps = [Evidence.model_validate(e) for e in it.get("episodes", [])[:3]]
             out.append(Window(list(it["steps"]), eps, weight=1.0 + 0.1 * min(int(it.get("frequency", 1)), 5)))
-        elif "statement" in it:  # preference / habit
+        elif it.get("kind") in KNOWLEDGE_KINDS:  # typed Inferred Knowledge
             eps = [Evidence.model_validate(e) for e in it.get("episodes", [])[:3]]
-            st = it["statement"]
-            m = _HABIT_RE.search(st)
-            steps = [m.group(1), m.group(2)] if m else [
-                (_CHOICE_RE.search(st) or _PROCESS_RE.search(st) or re.match(r"(.*)", st)).group(1)]
+            steps = [it["after_text"], it["text"]] if it["kind"] == "habit" else [it["choice_text"]]
             out.append(Window(steps, eps, weight=1.0 + 0.5 * float(it.get("confidence", 0.0))))
         elif "text" in it and it.get("kind", "log") == "log":  # flat log line
             out.append(Window(_split_actions(it["text"]), ev))
@@ -376,12 +373,15 @@ class StructuredAnswerer:
         evidence: list[Evidence] = []
         queries = [q.text, q.text + " " + " ".join(str(choices[k]) for k in letters)]
         routine_items: list[dict[str, Any]] = []
+        pref_items: list[dict[str, Any]] = []
         for query in queries[:budget]:
             r = self._search(log, query, q.video, a.answer_top_k)
             evidence += r.evidence
             windows += windows_from(r)
-            hits += [it for it in r.items if "video_id" in it and "statement" not in it and "goal" not in it]
+            hits += [it for it in r.items if "video_id" in it and it.get("kind") not in KNOWLEDGE_KINDS
+                     and "goal" not in it]
             routine_items += [it for it in r.items if "goal" in it and "steps" in it]
+            pref_items += [it for it in r.items if it.get("kind") in KNOWLEDGE_KINDS]
         if self.family == "memora" and q.procedure and a.routine_weight > 0 \
                 and "get_routine_skill" in self.memory.tool_names and len(log.calls) < budget:
             # a question about how the person does something: read their routines for it as structured
@@ -390,6 +390,22 @@ class StructuredAnswerer:
             r = log.call("get_routine_skill", {"goal_query": topic_q, "top_k": a.routine_top_k})
             evidence += r.evidence
             routine_items += r.items
+        habit_items: list[dict[str, Any]] = []
+        order_items: list[dict[str, Any]] = []
+        if self.family == "memora" and q.direction > 0 and a.knowledge_weight > 0 \
+                and "get_preferences" in self.memory.tool_names and len(log.calls) < budget:
+            # a question about what follows an action: the typed habits that action triggers
+            r = log.call("get_preferences", {"after": q.text, "kind": "habit", "top_k": a.routine_top_k})
+            evidence += r.evidence
+            habit_items = r.items
+        elif self.family == "memora" and q.video and a.knowledge_weight > 0 and len(log.calls) < budget \
+                and "get_preferences" in self.memory.tool_names and any(len(clauses(str(choices[k]))) > 1
+                                                                       for k in letters):
+            # what happened in one episode, told as a sequence: which of the stated orders is the person's usual
+            r = log.call("get_preferences", {"query": " ".join(str(choices[k]) for k in letters), "kind": "habit",
+                                             "top_k": 10})
+            evidence += r.evidence
+            order_items = r.items
         # temporal context around the hits that the question names best, in the remaining budget
         def hit_rel(it: dict[str, Any]) -> float:
             texts = _split_actions(it.get("text") or it.get("summary") or "")
@@ -411,7 +427,11 @@ class StructuredAnswerer:
         topic = q.content | (shared_choice_words([str(choices[k]) for k in letters]) - set(
             tokens(" ".join(a.question_filler_words))))
         routines = routine_views(routine_items, topic) if self.family == "memora" and q.procedure else []
-        return self._decide(q, choices, letters, windows, evidence, log, routines)
+        # typed knowledge the question names: the habits its action triggers ('what next'), else the
+        # preferences about its objects that the searches returned
+        known = knowledge_views(habit_items, q.text, a.answer_trigger_min, ("habit",)) if q.direction > 0 else \
+            knowledge_views(pref_items, q.text, a.answer_trigger_min, ("preference",)) if self.family == "memora" else []
+        return self._decide(q, choices, letters, windows, evidence, log, routines, known, order_items)
 
     def _choice_objects(self, choice: str) -> list[str]:
         from memora_core.agents.vocab import default_vocabulary
@@ -421,7 +441,9 @@ class StructuredAnswerer:
         return vocab.object_nouns(choice, ignore) if vocab else []
 
     def _decide(self, q: Question, choices: dict[str, str], letters: list[str], windows: list[Window],
-                evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None) -> AnswerResult:
+                evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None,
+                known: list[KnowledgeView] | None = None, order_items: list[dict[str, Any]] | None = None,
+                ) -> AnswerResult:
         a = self.cfg.agents
         letter_e = a.unavailable_letter
         ev = unique_evidence(evidence)[:40]
@@ -429,7 +451,8 @@ class StructuredAnswerer:
         parts = {k: clauses(str(choices[k])) for k in letters}
         routines = [r for r in (routines or []) if r.relevance >= a.routine_min_relevance]
         texts = [p for ps in parts.values() for p in ps] + [s for w in windows for s in w.steps] + \
-            [s for r in routines for s in r.steps]
+            [s for r in routines for s in r.steps] + [t for v in known or [] for t, _ in v.options] + \
+            [t for it in order_items or [] for t in [it["after_text"], *(f["text"] for f in it["followers"])]]
         scorer = Scorer(embed_texts(texts, a.answer_embedder), a.answer_lexical_weight)
         scores: dict[str, float] = {}
         for k in letters:
@@ -447,6 +470,14 @@ class StructuredAnswerer:
                 rs = max(routine_support(parts[k], objs[k], r, scorer, a.routine_min_sim, a.routine_object_weight)
                          for r in routines)
                 scores[k] = round(scores[k] + a.routine_weight * rs, 4)
+        if known:
+            for k in letters:
+                scores[k] = round(scores[k] + a.knowledge_weight * knowledge_support(parts[k][0], known, scorer.sim,
+                                                                                 a.knowledge_min_sim), 4)
+        if order_items:
+            for k in letters:
+                scores[k] = round(scores[k] + a.knowledge_weight * order_support(parts[k], order_items, scorer.sim,
+                                                                                 a.knowledge_min_sim), 4)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         raw = f"coverage={coverage:.2f} scores " + ", ".join(f"{k}={v}" for k, v in ranked)
         if coverage < a.answer_min_coverage or not ranked or base_best < a.answer_min_support or (

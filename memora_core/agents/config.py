@@ -56,6 +56,11 @@ class AgentSettings(_Cfg):
     routine_min_sim: float = Field(default=0.35, ge=0, le=1)
     routine_object_weight: float = Field(default=0.3, ge=0, le=1)
     routine_min_relevance: float = Field(default=0.25, ge=0, le=1)
+    # full MEMORA: each choice gains knowledge_weight x the support of the typed habits the question's action
+    # triggers ('what next') or of the preferences about the objects it names (agents.knowledge_support); an
+    # option pairs with a choice at knowledge_min_sim
+    knowledge_weight: float = Field(default=0.5, ge=0, le=2)
+    knowledge_min_sim: float = Field(default=0.35, ge=0, le=1)
     question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"
     semantic_retrieval: bool = False

@@ -588,13 +588,10 @@ class StructuredPlanner:
                 continue
             pev = [Evidence.model_validate(e) for e in p["episodes"][:2]]
             applied = False
-            st = p["statement"]
-            m_choice = re.search(r"for '([\w\-]+) ([^']+)' they choose the (.+?) \(", st)
-            m_habit = re.search(r"After they (.+?), \S+ usually (.+?) next", st)
-            m_proc = re.search(r"When handling (.+?), \S+ usually does '([^']+)'", st)
+            kind, attr = p.get("kind"), p.get("attribute")  # typed Inferred Knowledge (schemas.knowledge)
             task_objs = set(tokens(task.obj))
-            if m_choice:
-                verb, obj, choice = m_choice.group(1).replace("-", " "), m_choice.group(2), m_choice.group(3)
+            if kind == "preference" and attr == "companion":
+                verb, obj, choice = p["action"].replace("-", " "), p["subject"], p["choice"]
                 prep = verb.split()[1] if len(verb.split()) > 1 else "with"
                 for i, (lbl, ev) in enumerate(out):
                     a, o, t = split_label(lbl)
@@ -608,22 +605,22 @@ class StructuredPlanner:
                     # puts it somewhere, e.g. onto the table being set, has made it): add the preferred step
                     out = _insert_after_object(out, obj, (f"{verb.split()[0]} {obj} {prep} {choice}", pev))
                     applied, added = True, added + 1
-            elif m_habit:
-                trig, nxt = m_habit.group(1).lower(), m_habit.group(2).lower()
+            elif kind == "habit":
+                trig, nxt = p["after_text"].lower(), p["text"].lower()
                 tkey = set(tokens(trig))
                 for i in range(len(out) - 1, -1, -1):
                     if set(tokens(out[i][0])) == tkey and (i + 1 >= len(out) or out[i + 1][0] != nxt) \
                             and added < limit:
                         out.insert(i + 1, (nxt, pev))
                         applied, added = True, added + 1
-            elif m_proc:
-                noun, act = m_proc.group(1).lower(), m_proc.group(2).lower()
+            elif kind == "preference" and attr == "treatment":
+                noun, act = p["subject"].lower(), p["choice_text"].lower()
                 if set(tokens(noun)) <= task_objs and not any(set(tokens(act)) <= set(tokens(lbl)) for lbl, _ in out) \
                         and added < limit:
                     out = _insert_after_object(out, noun, (act, pev))
                     applied, added = True, added + 1
             if applied or kw & set(tokens(task.obj)):
-                plan.preferences_used.append(p["pref_id"])
+                plan.preferences_used.append(p.get("pref_id") or p["habit_id"])
         return out
 
     # --- grounding: entity ids and locations from each family's memory; targets from the plan's own places

@@ -19,8 +19,10 @@ class MemoraMemory(MemoraTools, ConditionMemory):
         self.participant_id = participant_id
         full = condition_id == "memora"
         routines = preferences = None
-        if full and not store.routines(participant_id) and not store.preferences(participant_id):
-            # Not consolidated yet: mine in memory so the condition is complete; nothing is written.
+        if full and not store.preferences(participant_id):
+            # Not consolidated yet, or consolidated before preferences and habits were typed records (the
+            # schema migration removed those rows): mine in memory so the condition is complete; nothing is
+            # written.
             from memora_core.consolidation.run import mine
 
             log.warning("participant %s has no Inferred Knowledge in %s; mining it in memory (run `memora "

@@ -1,4 +1,4 @@
-"""Preferences and habits mined from Activity and Entity memory; every statement cites its episodes.
+"""Preferences and habits mined from Activity and Entity memory, as typed records citing their episodes.
 
 Four miners, each a plain count over observed actions:
 - habits: after trigger action X, what the person does next (trigger -> next statistics);
@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from memora_core.agents.config import ConsolidationConfig
 from memora_core.consolidation.procedures import Step
-from memora_core.schemas import EntityObservation, EntityRecord, Evidence, Preference
+from memora_core.schemas import EntityObservation, EntityRecord, Evidence
+from memora_core.schemas.knowledge import Follower, Habit, Knowledge, Preference, PreferenceAttribute
 
 
 def _span(a: Step, b: Step) -> Evidence:
@@ -53,9 +54,14 @@ def mine_habits(pid: str, per_video: dict[str, list[Step]], cfg: ConsolidationCo
             continue
         chosen = [(a, b) for a, b in pairs if b.key == top]
         t_text, n_text = _label([a for a, _ in chosen]), _label([b for _, b in chosen])
+        followers = [Follower(action=key[0], object=key[1], text=_label([b for _, b in pairs if b.key == key]),
+                              count=c) for key, c in sorted(nxt.items(), key=lambda kv: (-kv[1], kv[0]))]
         out.append(dict(kind="habit", statement=f"After they {t_text}, {pid} usually {n_text} next ({k} of {n} times).",
                         keywords=_kw(*trig, *top), confidence=k / n, support=k,
-                        episodes=[_span(a, b) for a, b in chosen]))
+                        episodes=[_span(a, b) for a, b in chosen],
+                        after_action=trig[0], after_object=trig[1], after_text=t_text, action=top[0],
+                        object=top[1], text=n_text, followers=followers[:8], context=f"after {t_text}",
+                        frequency=n, videos=len({a.video_id for a, _ in chosen})))
     return out
 
 
@@ -73,11 +79,15 @@ def mine_object_choices(pid: str, per_video: dict[str, list[Step]], cfg: Consoli
         if k < cfg.pref_min_support or k / len(inst) < cfg.pref_min_share:
             continue
         chosen = [s for s in inst if s.nouns[1] == top]
+        label = _label(chosen)
         out.append(dict(kind="preference",
-                        statement=f"{pid} usually {_label(chosen)}: for '{verb} {noun}' they choose the {top} "
+                        statement=f"{pid} usually {label}: for '{verb} {noun}' they choose the {top} "
                                   f"({k} of {len(inst)} times).",
                         keywords=_kw(verb, noun, top), confidence=k / len(inst), support=k,
-                        episodes=[_span(s, s) for s in chosen]))
+                        episodes=[_span(s, s) for s in chosen],
+                        subject=noun, action=verb, attribute=PreferenceAttribute.COMPANION, choice=top,
+                        choice_text=label, alternatives={o: c for o, c in seconds.most_common() if o != top},
+                        context=f"{verb} {noun}", occasions=len(inst)))
     return out
 
 
@@ -96,11 +106,15 @@ def mine_processing(pid: str, per_video: dict[str, list[Step]], cfg: Consolidati
             continue
         chosen = [s for s in inst if s.verb == top]
         others = ", ".join(f"{v} {c}x" for v, c in verbs.most_common() if v != top)[:120]
+        label = _label(chosen)
         out.append(dict(kind="preference",
-                        statement=f"When handling {noun}, {pid} usually does '{_label(chosen)}' ({k} of {len(inst)} "
+                        statement=f"When handling {noun}, {pid} usually does '{label}' ({k} of {len(inst)} "
                                   f"hands-on actions{'; otherwise ' + others if others else ''}).",
                         keywords=_kw(noun, top), confidence=k / len(inst), support=k,
-                        episodes=[_span(s, s) for s in chosen]))
+                        episodes=[_span(s, s) for s in chosen],
+                        subject=noun, action=top, attribute=PreferenceAttribute.TREATMENT, choice=top,
+                        choice_text=label, alternatives={v: c for v, c in verbs.most_common() if v != top},
+                        context=f"handling {noun}", occasions=len(inst)))
     return out
 
 
@@ -125,7 +139,13 @@ def mine_attribute_choices(pid: str, entities: Sequence[EntityRecord],
         if best.observation_count < cfg.pref_min_support or share < cfg.pref_min_share or not hist:
             continue
         attrs = " ".join(v for _, v in sorted(identity(best).items()))
-        out.append(dict(kind="preference",
+        others: Counter = Counter()
+        for e in ents:
+            if e is not best:
+                others[" ".join(v for _, v in sorted(identity(e).items()))] += e.observation_count
+        out.append(dict(kind="preference", subject=name, attribute=PreferenceAttribute.VARIANT, choice=attrs,
+                        choice_text=f"use {attrs} {name}", alternatives=dict(others.most_common()),
+                        context=f"using a {name}", occasions=max(total, 1),
                         statement=f"{pid} mostly uses the {attrs} {name} ({best.observation_count} of {total} "
                                   f"sightings of a {name}).",
                         keywords=_kw(name, attrs), confidence=share, support=best.observation_count,
@@ -135,14 +155,19 @@ def mine_attribute_choices(pid: str, entities: Sequence[EntityRecord],
 
 
 def mine_preferences(pid: str, per_video: dict[str, list[Step]], entities: Sequence[EntityRecord],
-                     histories: dict[str, list[EntityObservation]], cfg: ConsolidationConfig) -> list[Preference]:
+                     histories: dict[str, list[EntityObservation]], cfg: ConsolidationConfig) -> list[Knowledge]:
+    """Typed preferences and habits, strongest first; ids `<pid>-P###` in that order (one namespace)."""
     raw = (mine_habits(pid, per_video, cfg) + mine_object_choices(pid, per_video, cfg)
            + mine_processing(pid, per_video, cfg) + mine_attribute_choices(pid, entities, histories, cfg))
     raw = [r for r in raw if r["episodes"]]  # a statement without evidence must not exist
     raw.sort(key=lambda r: (-r["confidence"] * min(r["support"], 10), r["statement"]))
-    out = []
+    out: list[Knowledge] = []
     for i, r in enumerate(raw):
         eps = sorted(r.pop("episodes"), key=lambda e: (e.video_id, e.start_s))
-        out.append(Preference(pref_id=f"{pid}-P{i:03d}", participant_id=pid, episodes=eps[: cfg.max_evidence],
-                              confidence=round(min(1.0, r.pop("confidence")), 4), **r))
+        common = dict(participant_id=pid, episodes=eps[: cfg.max_evidence],
+                      confidence=round(min(1.0, r.pop("confidence")), 4))
+        if r["kind"] == "habit":
+            out.append(Habit(habit_id=f"{pid}-P{i:03d}", **common, **r))
+        else:
+            out.append(Preference(pref_id=f"{pid}-P{i:03d}", **common, **r))
     return out

@@ -1,6 +1,7 @@
-"""Offline consolidation: Activity/Entity memory of one participant -> routines + preferences.
+"""Offline consolidation: Activity/Entity memory of one participant -> routines + typed preferences and habits.
 
-Contract: `consolidate(store, participant_id, llm=None, config=None) -> (routines, preferences)`; the
+Contract: `consolidate(store, participant_id, llm=None, config=None) -> (routines, knowledge)` (knowledge:
+the typed Preference and Habit records, strongest first); the
 result replaces the participant's previous Inferred Knowledge in one transaction. It is a pure function
 of the stored episodes (deterministic ids and order), so re-running is idempotent and new episodes
 update it.
@@ -16,14 +17,15 @@ from memora_core.consolidation.procedures import steps_from_activities
 from memora_core.consolidation.routines import mine_routines
 from memora_core.consolidation.speech import name_from_speech
 from memora_core.llm.base import LLMBackend
-from memora_core.schemas import Preference, RoutineSkill
+from memora_core.schemas import RoutineSkill
+from memora_core.schemas.knowledge import Knowledge
 from memora_core.store.sqlite_store import SQLiteStore
 
 log = logging.getLogger(__name__)
 
 
 def mine(store: SQLiteStore, participant_id: str, config: ConsolidationConfig | None = None,
-         ) -> tuple[list[RoutineSkill], list[Preference]]:
+         ) -> tuple[list[RoutineSkill], list[Knowledge]]:
     """Mine without writing (used by consolidate and by read-only condition builders)."""
     cfg = config or load_agents_config().consolidation
     activities = store.activities(participant_id)
@@ -37,10 +39,10 @@ def mine(store: SQLiteStore, participant_id: str, config: ConsolidationConfig | 
 
 
 def consolidate(store: SQLiteStore, participant_id: str, llm: LLMBackend | None = None,
-                config: ConsolidationConfig | None = None) -> tuple[list[RoutineSkill], list[Preference]]:
+                config: ConsolidationConfig | None = None) -> tuple[list[RoutineSkill], list[Knowledge]]:
     routines, prefs = mine(store, participant_id, config)
     routines, enriched = enrich_routines(routines, llm)
     store.replace_knowledge(participant_id, routines, prefs)
-    log.info("consolidated %s: %d routines (%d enriched), %d preferences", participant_id, len(routines),
-             enriched, len(prefs))
+    log.info("consolidated %s: %d routines (%d enriched), %d preferences and habits", participant_id,
+             len(routines), enriched, len(prefs))
     return routines, prefs

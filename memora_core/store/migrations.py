@@ -136,6 +136,22 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (collection, item_id)
     );
     """,
+    # v3: typed Inferred Knowledge. Habits get their own table; a preference row is a typed record (subject,
+    # action, attribute, choice, ...). Rows written before as English sentences cannot be read as typed
+    # records and are derived data (a pure function of the episodes): they are removed, their vectors are
+    # queued for deletion, and `memora consolidate` (or the MEMORA condition, in memory) mines them again.
+    """
+    CREATE TABLE habits (
+        habit_id TEXT PRIMARY KEY,
+        participant_id TEXT NOT NULL,
+        after_key TEXT NOT NULL,
+        json TEXT NOT NULL
+    );
+    CREATE INDEX habits_trigger ON habits (participant_id, after_key);
+    INSERT OR IGNORE INTO vector_outbox
+        SELECT 'preferences', pref_id FROM preferences WHERE json_extract(json, '$.attribute') IS NULL;
+    DELETE FROM preferences WHERE json_extract(json, '$.attribute') IS NULL;
+    """,
 ]
 
 

@@ -26,6 +26,7 @@ from memora_core.schemas import (
     SegmentObservation,
     StrictModel,
 )
+from memora_core.schemas.knowledge import Habit, Knowledge
 from memora_core.store.errors import StorePathError
 from memora_core.store.lock import StoreLock
 from memora_core.store.migrations import migrate
@@ -353,20 +354,26 @@ class SQLiteStore:
 
     # ------------------------------------------------------------------ inferred knowledge
     def replace_knowledge(self, participant_id: str, routines: list[RoutineSkill],
-                          preferences: list[Preference]) -> None:
-        """Consolidation output replaces the previous one atomically (re-running is idempotent)."""
+                          preferences: list[Knowledge]) -> None:
+        """Consolidation output (routines; typed preferences and habits) replaces the previous one atomically
+        (re-running is idempotent)."""
         with self.transaction() as c:
             for table, key in (("routines", "routine_id"), ("preferences", "pref_id")):
                 old = [r[0] for r in c.execute(f"SELECT {key} FROM {table} WHERE participant_id = ?",
                                                (participant_id,))]
                 c.executemany("INSERT OR IGNORE INTO vector_outbox VALUES (?, ?)", [(table, i) for i in old])
                 c.execute(f"DELETE FROM {table} WHERE participant_id = ?", (participant_id,))
+            c.execute("DELETE FROM habits WHERE participant_id = ?", (participant_id,))  # not vector-indexed
             for r in routines:
                 self._check_participant(r.participant_id, participant_id)
                 c.execute("INSERT INTO routines VALUES (?,?,?)", (r.routine_id, participant_id, r.model_dump_json()))
                 c.execute("INSERT OR IGNORE INTO vector_outbox VALUES ('routines', ?)", (r.routine_id,))
             for p in preferences:
                 self._check_participant(p.participant_id, participant_id)
+                if isinstance(p, Habit):
+                    c.execute("INSERT INTO habits VALUES (?,?,?,?)",
+                              (p.habit_id, participant_id, f"{p.after_action}|{p.after_object}", p.model_dump_json()))
+                    continue
                 c.execute("INSERT INTO preferences VALUES (?,?,?)", (p.pref_id, participant_id, p.model_dump_json()))
                 c.execute("INSERT OR IGNORE INTO vector_outbox VALUES ('preferences', ?)", (p.pref_id,))
 
@@ -374,9 +381,16 @@ class SQLiteStore:
         rows = self.query("SELECT json FROM routines WHERE participant_id = ? ORDER BY routine_id", (participant_id,))
         return [RoutineSkill.model_validate_json(r[0]) for r in rows]
 
-    def preferences(self, participant_id: str) -> list[Preference]:
+    def preferences(self, participant_id: str) -> list[Knowledge]:
+        """Typed preferences and habits (Inferred Knowledge besides routines), in id order: one namespace in
+        the consolidation's strength order."""
         rows = self.query("SELECT json FROM preferences WHERE participant_id = ? ORDER BY pref_id", (participant_id,))
-        return [Preference.model_validate_json(r[0]) for r in rows]
+        items: list[Knowledge] = [*(Preference.model_validate_json(r[0]) for r in rows), *self.habits(participant_id)]
+        return sorted(items, key=lambda k: k.pref_id)
+
+    def habits(self, participant_id: str) -> list[Habit]:
+        rows = self.query("SELECT json FROM habits WHERE participant_id = ? ORDER BY habit_id", (participant_id,))
+        return [Habit.model_validate_json(r[0]) for r in rows]
 
     def routine(self, routine_id: str) -> RoutineSkill | None:
         rows = self.query("SELECT json FROM routines WHERE routine_id = ?", (routine_id,))
@@ -412,6 +426,7 @@ class SQLiteStore:
             activities=count("SELECT COUNT(*) FROM activities WHERE participant_id = ?"),
             places=count("SELECT COUNT(*) FROM places WHERE participant_id = ?"),
             routines=count("SELECT COUNT(*) FROM routines WHERE participant_id = ?"),
-            preferences=count("SELECT COUNT(*) FROM preferences WHERE participant_id = ?"),
+            preferences=count("SELECT (SELECT COUNT(*) FROM preferences WHERE participant_id = ?1)"
+                              " + (SELECT COUNT(*) FROM habits WHERE participant_id = ?1)"),
             decisions=decisions,
         )

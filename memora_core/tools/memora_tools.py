@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memora_core.schemas import Activity, EntityRecord, Evidence, Preference, RoutineSkill
+from memora_core.schemas import Activity, EntityRecord, Evidence, RoutineSkill
+from memora_core.schemas.knowledge import Habit, Knowledge
 from memora_core.store.sqlite_store import SQLiteStore
 from memora_core.tools.registry import (
     GetObjectHistoryArgs,
@@ -52,7 +53,7 @@ class MemoraTools(ToolSet):
     """Typed tools bound to one participant; `include_knowledge=False` gives MEMORA-Episodic."""
 
     def __init__(self, store: SQLiteStore, participant_id: str, *, include_knowledge: bool = True,
-                 routines: list[RoutineSkill] | None = None, preferences: list[Preference] | None = None,
+                 routines: list[RoutineSkill] | None = None, preferences: list[Knowledge] | None = None,
                  word_class: Callable[[str], str | None] | None = None) -> None:
         self.store, self.pid = store, participant_id
         self._word_class: Callable[[str], str | None] | None = word_class
@@ -62,8 +63,9 @@ class MemoraTools(ToolSet):
         self.activities: list[Activity] = store.activities(participant_id)
         self.placements = {p.entity_id: p for p in store.placements(participant_id)}
         self.routines = (routines if routines is not None else store.routines(participant_id)) if include_knowledge else []
-        self.preferences = (preferences if preferences is not None else store.preferences(participant_id)) \
-            if include_knowledge else []
+        # typed preferences and habits, one list in the consolidation's strength order
+        self.preferences: list[Knowledge] = (preferences if preferences is not None
+                                             else store.preferences(participant_id)) if include_knowledge else []
         self._act_index = BM25([activity_text(a) for a in self.activities])
         self.index_knowledge()
         self._act_pos = {a.activity_id: i for i, a in enumerate(self.activities)}
@@ -192,14 +194,34 @@ class MemoraTools(ToolSet):
                           items=items, evidence=[e for r, _ in rts for e in r.episodes[:3]],
                           store="inferred_knowledge")
 
+    def habits_after(self, action: str) -> list[tuple[Habit, float]]:
+        """Habits whose trigger the action names: share of the trigger's words (verb and object) in it, best
+        first; a typed match on the trigger fields, not on the rendered sentence."""
+        said = set(tokens(action))
+        out = []
+        for p in self.preferences:
+            if not isinstance(p, Habit):
+                continue
+            trig = set(tokens(f"{p.after_action.replace('-', ' ')} {p.after_object}")) or set(tokens(p.after_text))
+            share = len(trig & said) / len(trig) if trig else 0.0
+            if share > 0:
+                out.append((p, share))
+        out.sort(key=lambda hs: (-hs[1], -hs[0].confidence * min(hs[0].support, 10), hs[0].habit_id))
+        return out
+
     def get_preferences(self, args: GetPreferencesArgs) -> ToolResult:
-        if args.query and args.query.strip():
+        pool = [p for p in self.preferences if args.kind is None or p.kind == args.kind]
+        if args.after and args.after.strip():
+            prefs: list[Knowledge] = [h for h, _ in self.habits_after(args.after)
+                                      if args.kind in (None, "habit")][: args.top_k]
+        elif args.query and args.query.strip():
             pos = {p.pref_id: i for i, p in enumerate(self.preferences)}
             ranked = fuse(self._pf_index.top(args.query, args.top_k * 2),
-                          self._semantic("preferences", args.query, args.top_k * 2, pos), args.top_k)
-            prefs = [self.preferences[i] for i, _ in ranked]
+                          self._semantic("preferences", args.query, args.top_k * 2, pos), args.top_k * 2)
+            keep = {id(p) for p in pool}
+            prefs = [self.preferences[i] for i, _ in ranked if id(self.preferences[i]) in keep][: args.top_k]
         else:
-            prefs = sorted(self.preferences, key=lambda p: (-p.confidence * min(p.support, 10), p.pref_id))[: args.top_k]
+            prefs = sorted(pool, key=lambda p: (-p.confidence * min(p.support, 10), p.pref_id))[: args.top_k]
         return ToolResult(tool="get_preferences", text="\n".join(p.describe() for p in prefs) or "no preference found",
                           items=[p.model_dump(mode="json") for p in prefs],
                           evidence=[e for p in prefs for e in p.episodes[:3]], store="inferred_knowledge")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -56,6 +56,9 @@ class GetRoutineSkillArgs(Args):
 
 class GetPreferencesArgs(Args):
     query: str | None = Field(default=None, description="topic; omit for the most confident preferences")
+    kind: Literal["preference", "habit"] | None = Field(default=None, description="only preferences or habits")
+    after: str | None = Field(default=None, max_length=300,
+                              description="an action, e.g. 'pick up cup': the habits it triggers (what follows it)")
     top_k: int = TopK
 
 
@@ -134,7 +137,8 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in [
              GetObjectHistoryArgs, "entity_memory"),
     ToolSpec("get_routine_skill", "Routines the person repeats (goal, ordered steps, key objects) for a goal.",
              GetRoutineSkillArgs, "inferred_knowledge"),
-    ToolSpec("get_preferences", "The person's preferences and habits (what they choose, what they do after X).",
+    ToolSpec("get_preferences", "The person's typed preferences (subject, action, choice) and habits (after an "
+             "action, what they do next, with counts); `after` finds the habits an action triggers.",
              GetPreferencesArgs, "inferred_knowledge"),
     ToolSpec("search_activities", "Search Activity Memory: what was done, when, in which video.",
              SearchActivitiesArgs, "activity_memory"),

@@ -53,7 +53,7 @@ def test_question_analysis_and_clauses():
 
 def test_habit_statement_becomes_a_two_step_window():
     res = ToolResult(tool="get_preferences", items=[{
-        "statement": "After they pick up lid, P90 usually put lid on pan next (10 of 16 times).",
+        "kind": "habit", "after_text": "pick up lid", "text": "put lid on pan",
         "keywords": ["lid"], "confidence": 0.6, "episodes": []}])
     (w,) = windows_from(res)
     assert w.steps == ["pick up lid", "put lid on pan"] and w.weight > 1

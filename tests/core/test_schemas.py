@@ -71,6 +71,7 @@ def test_knowledge_requires_evidence():
     ev = Evidence(video_id="P06_101", start_s=1, end_s=5)
     with pytest.raises(ValidationError, match="episodes"):
         Preference(pref_id="p1", participant_id="P06", statement="uses the blue sponge", keywords=["sponge"],
+                   subject="sponge", attribute="variant", choice="blue", choice_text="use blue sponge", occasions=2,
                    confidence=0.8, support=2, episodes=[])
     with pytest.raises(ValidationError, match="end_s"):
         Evidence(video_id="v", start_s=5, end_s=1)

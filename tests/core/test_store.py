@@ -93,6 +93,7 @@ def test_participants_never_answer_for_each_other(tmp_path, fast_store_config):
 def test_invalid_knowledge_is_refused_naming_the_field(tmp_path, sqlite_only_config):
     with pytest.raises(ValidationError, match="confidence"):
         Preference(pref_id="p", participant_id="P06", statement="s", keywords=["k"], confidence=2, support=1,
+                   subject="mug", attribute="variant", choice="green", choice_text="use green mug", occasions=1,
                    episodes=[Evidence(video_id="v", start_s=0, end_s=1)])
 
 
@@ -103,6 +104,7 @@ def test_knowledge_replace_is_idempotent_and_indexed(tmp_path, fast_store_config
                              steps=["fill kettle", "boil water", "pour water into mug"], key_objects=["kettle"],
                              episodes=ev, frequency=3)]
     prefs = [Preference(pref_id="P06:p0", participant_id="P06", statement="uses the green mug for tea",
+                        subject="mug", attribute="variant", choice="green", choice_text="use green mug", occasions=3,
                         keywords=["green", "mug", "tea"], confidence=0.9, support=3, episodes=ev)]
     store.replace_knowledge("P06", routines, prefs)
     store.replace_knowledge("P06", routines, prefs)
