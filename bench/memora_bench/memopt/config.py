@@ -49,6 +49,8 @@ class RewardConfig(_Cfg):
                                        "the writer's tokenizer (same model family): faithfulness is teacher-forced "
                                        "on the writer's token ids")
     fact_max_new_tokens: int = Field(default=40, ge=1, description="key-fact extraction budget (greedy)")
+    max_facts_per_segment: int = Field(default=3, ge=1, description="informativeness averages over at most this "
+                                       "many distinct key facts per segment (its first questions)")
     max_prompt_tokens: int = Field(default=1024, ge=64, description="evaluator prompts keep their last N tokens")
     embedder: Literal["hashing", "minilm"] = Field(default="hashing", description="entry/query embedder "
                                                    "used by the replay cache and the index")

@@ -149,7 +149,8 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
     segs = [s for p in data.train for s in p.segments]
     firm = FirmReward(evaluator=evaluator, tokenizer=tok, embedder=embedder,
                       sources={key_str(s.key): source_text(s) for s in segs},
-                      intervals={key_str(s.key): _interval(s) for s in segs}, facts=facts,
+                      intervals={key_str(s.key): _interval(s) for s in segs},
+                      facts={k: list(dict.fromkeys(v))[:cfg.rewards.max_facts_per_segment] for k, v in facts.items()},
                       max_prompt_tokens=cfg.rewards.max_prompt_tokens, initial_writer=frozen_initial)
     writer = writer_prompts(cfg.data.max_prompt_json_chars)
     dataset = Dataset.from_list([{"prompt": writer.messages(s), "seg_key": key_str(s.key)} for s in segs])
