@@ -111,7 +111,7 @@ def test_llm_reader_parse_failure_scores_wrong(reply):
     from memora_bench.memlife.evaluate import is_correct
 
     tr = make_reader("llm", ReaderConfig(), llm=ScriptedLLM([reply])).answer(item(), index_of(PAST), QT)
-    assert tr.parse_failure and tr.answer is None and tr.rounds == 1
+    assert tr.parse_failure and tr.answer is None and tr.rounds == 1 and tr.replies == [reply]
     assert not is_correct(tr, item())
 
 

@@ -19,7 +19,7 @@ from memora_bench.data import LETTERS, QaItem
 from memora_bench.memlife.config import ReaderConfig
 from memora_bench.memlife.index import MemLifeIndex
 from memora_bench.memlife.tools import ReaderTools, ToolResult, VideoSource, render
-from memora_bench.memlife.types import Interval, MemoryEntry, ReaderAction, ReaderTrace, Timeline
+from memora_bench.memlife.types import REPLY_LOG_CHARS, Interval, MemoryEntry, ReaderAction, ReaderTrace, Timeline
 from memora_bench.memlife.writer import fill, load_prompt
 
 TOOLS = ("SearchMemory", "FetchMemory", "FetchVideo", "Rewrite", "Answer")
@@ -214,6 +214,7 @@ class LLMReader:
             reply = self.llm.chat(msgs, max_new_tokens=self.cfg.max_new_tokens)
             trace.rounds += 1
             text = bounded_reply(reply.text, ParseBudget())
+            trace.replies.append(text[:REPLY_LOG_CHARS])
             got = self._one_call(text, reply.tool_calls)
             if got is None:
                 trace.parse_failure = True

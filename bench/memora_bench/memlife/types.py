@@ -15,6 +15,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, Field, model_validator
 
 EntryKey = tuple[str, str, int]  # (participant_id, video_id, segment_index)
+REPLY_LOG_CHARS = 500
 
 
 class Interval(BaseModel):
@@ -145,6 +146,7 @@ class ReaderTrace(BaseModel):
     parse_failure: bool = False
     rounds: int = 0
     reader_id: str = ""
+    replies: list[str] = Field(default_factory=list)  # the LLM reader's raw replies, each cut to REPLY_LOG_CHARS
 
     def returned_intervals(self, entries: dict[EntryKey, MemoryEntry]) -> list[tuple[str, Interval]]:
         """(video_id, global interval) of every entry any action returned."""
