@@ -113,6 +113,7 @@ def llm_config(args: argparse.Namespace) -> LLMConfig:
             block[key] = getattr(args, key)
     if args.backend == "gpt4all":
         block["tools_in_template"] = args.tools_in_template
+        block["prefill_first_tool_call"] = args.prefill_tool_call
     return LLMConfig.model_validate(data)
 
 
@@ -305,6 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tools-in-template", action=argparse.BooleanOptionalAction, default=False,
                     help="gpt4all: tool schemas also through the chat template (the system prompt lists them "
                          "either way; off keeps the system turn the same on the forced last turn)")
+    ap.add_argument("--prefill-tool-call", action="store_true",
+                    help="gpt4all: the first reply of each item starts as a tool call (the model picks tool and "
+                         "arguments); measures whether its calls are valid when it is made to call")
     ap.add_argument("--participant", default="P06")
     ap.add_argument("--condition", default="memora")
     ap.add_argument("--questions", type=int, default=20)

@@ -48,6 +48,7 @@ class GPT4AllConfig(_Cfg):
     n_batch: int = Field(default=128, ge=1)
     tools_in_template: bool = True
     reuse_prefix: bool = True
+    prefill_first_tool_call: bool = False
 
 
 class VLLMConfig(_Cfg):

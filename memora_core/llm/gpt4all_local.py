@@ -15,6 +15,9 @@
 - gpt4all's llama.cpp is older than SmolLM2: it refuses that GGUF's `smollm` pre-tokenizer (load fails,
   `ModelLoadError`); SmolLM2 runs through transformers_local instead.
 Tool calls are parsed from the text (Qwen writes `<tool_call>` blocks when its template lists the tools).
+`prefill_first_tool_call` starts the model's first reply of a conversation that offers tools with
+`{"name": "` (the OpenAI `tool_choice="required"` idea for a raw prompt): a small model that would
+answer at once must name a tool; which tool and its arguments are still the model's.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from memora_core.llm.transformers_local import resolve_gguf
 log = logging.getLogger(__name__)
 _EXTRA_STOPS = ("<|im_end|>", "<|endoftext|>")
 _TURN = "<|im_start|>"
+_CALL_PREFILL = '{"name": "'  # the start of a tool call, as the agents' prompts spell it
 
 
 def turns(prompt: str) -> list[str]:
@@ -147,7 +151,11 @@ class GPT4AllBackend(LLMBackend):
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              *, max_new_tokens: int | None = None) -> LLMReply:
-        text, finish = self.generate(self.prompt(messages, tools), max_new_tokens or self.config.max_new_tokens)
+        prefill = _CALL_PREFILL if tools and self.config.gpt4all.prefill_first_tool_call and not any(
+            m.get("role") == "assistant" for m in messages) else ""
+        text, finish = self.generate(self.prompt(messages, tools) + prefill,
+                                     max_new_tokens or self.config.max_new_tokens)
+        text = prefill + text
         return LLMReply(text=text, tool_calls=parse_tool_calls(text) if tools else [], finish_reason=finish)
 
     def close(self) -> None:

@@ -173,3 +173,28 @@ def test_qwen_through_gpt4all_runs_the_react_agents(memory):
     llm = _qwen(True, tokens=48)
     run_both(memory, llm)
     assert llm.stats.calls >= 2 and llm.stats.tokens >= 1 and llm.stats.tokens_per_s > 0
+
+
+def test_prefill_starts_only_the_first_reply_that_offers_tools():
+    from memora_core.llm.gpt4all_local import GPT4AllBackend
+
+    backend = object.__new__(GPT4AllBackend)  # the model's generation is scripted; prompt and parsing are real
+    backend.config = LLMConfig(backend="gpt4all", gpt4all=GPT4AllConfig(prefill_first_tool_call=True,
+                                                                        tools_in_template=False))
+    backend.chat_format = read_gguf_chat(smollm2_gguf())
+    prompts = []
+
+    def generate(prompt, max_new_tokens):
+        prompts.append(prompt)
+        return 'search", "arguments": {"query": "cup"}}', "stop"
+
+    backend.generate = generate
+    tools = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
+    first = [{"role": "system", "content": "s"}, {"role": "user", "content": "where is the cup?"}]
+    reply = backend.chat(first, tools)
+    assert prompts[-1].endswith('<|im_start|>assistant\n{"name": "')
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("search", {"query": "cup"})]
+    later = first + [{"role": "assistant", "content": "x"}, {"role": "user", "content": "Observation: y"}]
+    backend.chat(later, tools)
+    backend.chat(first, None)
+    assert all(p.endswith("<|im_start|>assistant\n") for p in prompts[1:])
