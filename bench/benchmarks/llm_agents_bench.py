@@ -73,6 +73,8 @@ def item_stats(llm: RecordingLLM, agent: Any, calls: list[dict], typed_before: i
     return {"replies": sum(outcomes.values()), "outcomes": dict(outcomes),
             "typed_parse_failures": sum(agent.parse_failures.values()) - typed_before,
             "tool_calls": len(calls), "valid_tool_calls": sum(1 for c in calls if c.get("ok")),
+            "calls": [{"tool": c.get("tool"), "args": str(c.get("args"))[:200], "ok": c.get("ok"),
+                       "error": str(c.get("error") or "")[:200]} for c in calls],
             "tokens": (gen.tokens - tokens_before) if gen else None, "wall_s": round(time.perf_counter() - t0, 1)}
 
 
