@@ -104,6 +104,16 @@ class BestByValidation(TrainerCallback):
         _save_json(path, {**best, "history": history})
 
 
+class TrainLogWriter(TrainerCallback):
+    """<out>/train_log.json rewritten at every log, so an interrupted run still shows its curve."""
+
+    def __init__(self, out: Path):
+        self.out = out
+
+    def on_log(self, args, state, control, logs=None, **kw):
+        _save_json(self.out / "train_log.json", train_log(state.log_history))
+
+
 def train_log(log_history: list[dict]) -> dict:
     steps = [{"step": h["step"], **{k: h.get(k) for k in LOG_KEYS}} for h in log_history if "reward" in h]
     return {"steps": steps}
@@ -167,7 +177,7 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
     trainer = MemOptTrainer(model=policy, args=grpo_args(cfg, out, len(segs), progress), train_dataset=dataset,
                             processing_class=tok, firm=firm, kappa=cfg.grpo.kappa,
                             callbacks=[EpochReplay(data, firm, tok, cfg, embedder, out),
-                                       BestByValidation(data, tok, cfg, embedder, out)])
+                                       BestByValidation(data, tok, cfg, embedder, out), TrainLogWriter(out)])
     has_ckpt = any((out / "checkpoints").glob("checkpoint-*"))
     trainer.train(resume_from_checkpoint=True if has_ckpt else None)
     tlog = train_log(trainer.state.log_history)
