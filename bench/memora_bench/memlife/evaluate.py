@@ -86,7 +86,8 @@ def pooled(blocks: list[dict[str, Any]]) -> dict[str, Any]:
 
     return {"accuracy": rate("n_correct", n), "recall": rate("n_retrieved", n_ans),
             "oracle_accuracy": rate("n_oracle_correct", n) if has_oracle else None, "n": n, "n_answerable": n_ans,
-            "parse_failures": sum(b["parse_failures"] for b in blocks)}
+            "parse_failures": sum(b["parse_failures"] for b in blocks),
+            "oracle_parse_failures": sum(b.get("oracle_parse_failures", 0) for b in blocks)}
 
 
 def _rate(flags: list[bool]) -> float | None:
@@ -117,4 +118,5 @@ def evaluate(traces: list[ReaderTrace], items: list[QaItem], *, entries: dict[En
     return {"n_correct": sum(acc), "n_retrieved": sum(rec), "n_oracle_correct": sum(orc), "accuracy": _rate(acc), "accuracy_answerable": _rate(acc_ans), "recall": _rate(rec),
             "oracle_accuracy": _rate(orc), "n": len(items), "n_answerable": len(acc_ans),
             "parse_failures": sum(1 for t in traces if t.parse_failure),
+            "oracle_parse_failures": sum(1 for t in oracle or [] if t.parse_failure),
             "per_type": {k: {m: _rate(v) for m, v in d.items()} for k, d in sorted(per_type.items())}}
