@@ -16,6 +16,10 @@ The same scoring serves every condition; the conditions differ only in what thei
   are read with get_routine_skill and each choice is also scored against a routine's canonical ordered
   steps (weighted LCS of the choice's clauses over the steps, so order matters) and its key objects; the
   other conditions have no routines and keep their own read interfaces.
+- full MEMORA, typed preferences and habits (agents.knowledge_support): for a 'what next' question, the habits
+  its action triggers (get_preferences(after=...)); otherwise the preferences the searches returned about
+  objects the question names. Each choice gains the support of the option it describes (its count relative
+  to the most frequent one). Whether memory supports an answer at all is still judged on the episodes.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import numpy as np
 
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
-from memora_core.agents.knowledge_support import KnowledgeView, knowledge_support, knowledge_views, order_support
+from memora_core.agents.knowledge_support import KnowledgeView, knowledge_support, knowledge_views
 from memora_core.schemas import Evidence, unique_evidence
 from memora_core.tools.registry import ToolResult
 from memora_core.tools.text import tokens
@@ -391,21 +395,12 @@ class StructuredAnswerer:
             evidence += r.evidence
             routine_items += r.items
         habit_items: list[dict[str, Any]] = []
-        order_items: list[dict[str, Any]] = []
         if self.family == "memora" and q.direction > 0 and a.knowledge_weight > 0 \
                 and "get_preferences" in self.memory.tool_names and len(log.calls) < budget:
             # a question about what follows an action: the typed habits that action triggers
             r = log.call("get_preferences", {"after": q.text, "kind": "habit", "top_k": a.routine_top_k})
             evidence += r.evidence
             habit_items = r.items
-        elif self.family == "memora" and q.video and a.knowledge_weight > 0 and len(log.calls) < budget \
-                and "get_preferences" in self.memory.tool_names and any(len(clauses(str(choices[k]))) > 1
-                                                                       for k in letters):
-            # what happened in one episode, told as a sequence: which of the stated orders is the person's usual
-            r = log.call("get_preferences", {"query": " ".join(str(choices[k]) for k in letters), "kind": "habit",
-                                             "top_k": 10})
-            evidence += r.evidence
-            order_items = r.items
         # temporal context around the hits that the question names best, in the remaining budget
         def hit_rel(it: dict[str, Any]) -> float:
             texts = _split_actions(it.get("text") or it.get("summary") or "")
@@ -431,7 +426,7 @@ class StructuredAnswerer:
         # preferences about its objects that the searches returned
         known = knowledge_views(habit_items, q.text, a.answer_trigger_min, ("habit",)) if q.direction > 0 else \
             knowledge_views(pref_items, q.text, a.answer_trigger_min, ("preference",)) if self.family == "memora" else []
-        return self._decide(q, choices, letters, windows, evidence, log, routines, known, order_items)
+        return self._decide(q, choices, letters, windows, evidence, log, routines, known)
 
     def _choice_objects(self, choice: str) -> list[str]:
         from memora_core.agents.vocab import default_vocabulary
@@ -442,8 +437,7 @@ class StructuredAnswerer:
 
     def _decide(self, q: Question, choices: dict[str, str], letters: list[str], windows: list[Window],
                 evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None,
-                known: list[KnowledgeView] | None = None, order_items: list[dict[str, Any]] | None = None,
-                ) -> AnswerResult:
+                known: list[KnowledgeView] | None = None) -> AnswerResult:
         a = self.cfg.agents
         letter_e = a.unavailable_letter
         ev = unique_evidence(evidence)[:40]
@@ -451,8 +445,7 @@ class StructuredAnswerer:
         parts = {k: clauses(str(choices[k])) for k in letters}
         routines = [r for r in (routines or []) if r.relevance >= a.routine_min_relevance]
         texts = [p for ps in parts.values() for p in ps] + [s for w in windows for s in w.steps] + \
-            [s for r in routines for s in r.steps] + [t for v in known or [] for t, _ in v.options] + \
-            [t for it in order_items or [] for t in [it["after_text"], *(f["text"] for f in it["followers"])]]
+            [s for r in routines for s in r.steps] + [t for v in known or [] for t, _ in v.options]
         scorer = Scorer(embed_texts(texts, a.answer_embedder), a.answer_lexical_weight)
         scores: dict[str, float] = {}
         for k in letters:
@@ -473,10 +466,6 @@ class StructuredAnswerer:
         if known:
             for k in letters:
                 scores[k] = round(scores[k] + a.knowledge_weight * knowledge_support(parts[k][0], known, scorer.sim,
-                                                                                 a.knowledge_min_sim), 4)
-        if order_items:
-            for k in letters:
-                scores[k] = round(scores[k] + a.knowledge_weight * order_support(parts[k], order_items, scorer.sim,
                                                                                  a.knowledge_min_sim), 4)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         raw = f"coverage={coverage:.2f} scores " + ", ".join(f"{k}={v}" for k, v in ranked)

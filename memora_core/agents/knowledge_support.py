@@ -79,24 +79,3 @@ def knowledge_support(clause: str, views: Sequence[KnowledgeView], sim: Callable
                 best = max(best, s * rel * v.named)
     return best
 
-
-def order_support(clauses: Sequence[str], habits: Sequence[dict[str, Any]], sim: Callable[[str, str], float],
-                  min_sim: float) -> float:
-    """How usual the order a choice states is ('X, then Y'): for each consecutive pair of clauses, the best
-    habit whose trigger matches the first and one of whose followers matches the second (similarities
-    counted from `min_sim`, times the follower's relative count), averaged over the pairs."""
-    if len(clauses) < 2:
-        return 0.0
-    views = [(it["after_text"], [(str(f["text"]), int(f["count"])) for f in it.get("followers") or []]
-              or [(it["text"], int(it.get("support", 1)))]) for it in habits if it.get("kind") == "habit"]
-    total = 0.0
-    for a, b in zip(clauses, clauses[1:]):
-        best = 0.0
-        for trig, fol in views:
-            st = sim(a, trig)
-            if st < min_sim:
-                continue
-            top = max(c for _, c in fol)
-            best = max([best] + [st * sim(b, t) * c / top for t, c in fol if sim(b, t) >= min_sim])
-        total += best
-    return total / (len(clauses) - 1)
