@@ -25,7 +25,8 @@ def planner_system(condition_id: str, family: str, participant: str, specs: list
     tools = "\n".join(s.prompt_line() for s in specs) or "(no tools)"
     return (f"You are a household robot helping {participant} in their kitchen. {strategy(condition_id, family)}\n"
             f"Tools:\n{tools}\n"
-            "To call a tool reply with one JSON object {\"name\": <tool>, \"arguments\": {...}}. When you know enough, "
+            "To call a tool reply with one JSON object {\"name\": <tool>, \"arguments\": {...}}. Your first reply "
+            "must be a tool call: plan from what memory says. When you know enough, "
             "reply with 'Plan:' followed by numbered steps, one short imperative action per line "
             "(e.g. '1. pick up bowl').")
 
@@ -39,7 +40,8 @@ def answerer_system(condition_id: str, family: str, participant: str, specs: lis
     tools = "\n".join(s.prompt_line() for s in specs) or "(no tools)"
     return (f"You answer multiple-choice questions about {participant} from memory. {strategy(condition_id, family)}\n"
             f"Tools (at most {searches} calls):\n{tools}\n"
-            "To call a tool reply with one JSON object {\"name\": <tool>, \"arguments\": {...}}. To answer, reply "
+            "To call a tool reply with one JSON object {\"name\": <tool>, \"arguments\": {...}}. Your first reply "
+            "must be a tool call: search memory before you answer. To answer, reply "
             "'Answer: <letter>'. Choose E when memory does not support any of A-D.")
 
 
