@@ -197,7 +197,7 @@ def question_relevance(q: Question, step: str) -> float:
 
 
 def window_coverage(q: Question, w: Window) -> float:
-    if not q.content:  # 'What was P06 doing in video X?': the video scope is the whole question
+    if not q.content:  # 'What was the person doing in video X?': the video scope is the whole question
         return 1.0 if w.steps else 0.0
     return len(q.content & w.tokens()) / len(q.content)
 

@@ -65,7 +65,7 @@ def test_question_objects_and_the_optional_entity_check(p06_store):
     memory = build_condition("memora", p06_store, "P06")
     choices = {"A": "spreads it with a knife", "B": "uses a spoon", "C": "tilts the plate", "D": "shakes it",
                "E": "Information not available in memory."}
-    res = StructuredAnswerer(memory, cfg).answer("When adding jam to a bagel, how does P06 even it out?", choices)
-    assert res.letter == "E" and "bagel" in res.raw and res.tool_calls[0]["tool"] == "search_objects"
+    res = StructuredAnswerer(memory, cfg).answer("When spreading honey on a croissant, how does P06 smooth it out?", choices)
+    assert res.letter == "E" and "croissant" in res.raw and res.tool_calls[0]["tool"] == "search_objects"
     res = StructuredAnswerer(memory, cfg).answer("After P06 fills the kettle, what do they do next?", choices)
     assert "Entity memory" not in res.raw  # the kettle is in this person's memory: answered from retrieval

@@ -185,9 +185,11 @@ def generalize_candidates(pid: str, rows: list[Narration]) -> list[dict[str, Any
         out.append({"task_id": f"generalize_composition_{pid}_{top[0]}_{top[1]}", "task_type": "composition",
                     "task_query": f"Help {pid} {top[0].split('-')[0]} and then {top[1].split('-')[0]} everything "
                                   f"needed for a meal.", "participant_id": pid, "components": top[:2]})
-    if "set" not in verbs:
-        out.append({"task_id": f"generalize_novel_{pid}_set_table", "task_type": "fully_novel",
-                    "task_query": f"Help {pid} set the table for a meal with plate, bowl, and cutlery.",
+    # fully novel: laying out the person's three most handled objects, a verb ('set') they never used
+    laid = [n.split(":")[0] for n, _ in nouns.most_common(3)]
+    if "set" not in verbs and len(laid) == 3:
+        out.append({"task_id": f"generalize_novel_{pid}_lay_out", "task_type": "fully_novel",
+                    "task_query": f"Help {pid} lay out the {laid[0]}, the {laid[1]} and the {laid[2]} ready to use.",
                     "participant_id": pid})
     return out
 
