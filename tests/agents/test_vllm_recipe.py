@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import yaml
 from memora_core.agents.react import ReActAnswerer, ReActPlanner
 from memora_core.llm import LLMConfig, make_llm
 
+from tests.agents.openai_stub import read_body, send_completion
 from tests.agents.small_store import small_memory
 
 pytestmark = pytest.mark.shared_data
@@ -36,20 +36,9 @@ class _VLLMLike(BaseHTTPRequestHandler):
     requests: list[dict] = []
 
     def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = read_body(self)
         type(self).requests.append(body)
-        message = self.reply(body)
-        payload = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
-                   "model": body["model"], "choices": [{"index": 0, "message": message, "logprobs": None,
-                                                        "finish_reason": "tool_calls" if message.get("tool_calls")
-                                                        else "stop"}],
-                   "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_completion(self, body["model"], self.reply(body), f"chatcmpl-{len(self.requests)}")
 
     @staticmethod
     def reply(body: dict) -> dict:
