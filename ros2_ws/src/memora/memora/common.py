@@ -5,8 +5,10 @@ import importlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import rclpy
@@ -56,15 +58,42 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
     return _finish(node, code)
 
 
+TEARDOWN_LIMIT_S = 5.0
+
+
+@dataclass
+class OneShot:
+    """What a one-shot tool works with: its node, and the exit code it settles on (kept if teardown stalls)."""
+
+    node: Node
+    code: int = 0
+
+
 @contextmanager
-def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[Node]:
-    """For command-line tools that do one job and exit: init rclpy, yield a node, always clean up."""
+def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
+    """For command-line tools that do one job and exit: init rclpy, yield the node, always clean up.
+
+    The tool's work is done before teardown starts, so teardown is bounded: DDS participant destruction
+    has been seen to stall for more than 30 s on a loaded machine after the peer process left. Past
+    TEARDOWN_LIMIT_S a watchdog says so on stderr and ends the process with the tool's own exit code.
+    """
     rclpy.init(args=list(ros_args))
-    node = Node(name)
+    tool = OneShot(Node(name))
     try:
-        yield node
+        yield tool
     finally:
-        _finish(node, 0)
+        _arm_teardown_watchdog(name, tool)
+        _finish(tool.node, 0)
+
+
+def _arm_teardown_watchdog(name: str, tool: OneShot) -> None:
+    def expire() -> None:
+        print(f"{name}: teardown took over {TEARDOWN_LIMIT_S:.0f} s; leaving without it", file=sys.stderr)
+        exit_without_teardown(tool.code)
+
+    timer = threading.Timer(TEARDOWN_LIMIT_S, expire)
+    timer.daemon = True
+    timer.start()
 
 
 def exit_without_teardown(code: int) -> NoReturn:

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
            "reliable": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE),
            "latched": QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                                  durability=DurabilityPolicy.TRANSIENT_LOCAL)}[args.qos]
-    with one_shot_node("echo", all_args) as node:
+    with one_shot_node("echo", all_args) as tool:
+        node = tool.node
         received = 0
 
         def on_msg(msg: object) -> None:
@@ -47,18 +48,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.ready_file:
             open(args.ready_file, "w").close()
         deadline = time.monotonic() + args.timeout if args.timeout > 0 else float("inf")
-        code = 0
         try:
             while rclpy.ok() and (args.count <= 0 or received < args.count):
                 if time.monotonic() > deadline:
                     print(f"echo: {received} message(s) on {args.topic} before the {args.timeout:.0f} s timeout",
                           file=sys.stderr)
-                    code = 4
+                    tool.code = 4
                     break
                 rclpy.spin_once(node, timeout_sec=0.1)
         except KeyboardInterrupt:
             pass
-        return code
+    return tool.code
 
 
 if __name__ == "__main__":

@@ -47,47 +47,52 @@ def _drain_feedback(node: Node, count: Callable[[], int], quiet_s: float = 0.3, 
             seen, quiet_since = count(), time.monotonic()
 
 
+def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
+    estop = node.create_publisher(Bool, args.estop_topic,
+                                  QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    client = ActionClient(node, ExecutePlan, args.action)
+    feedback_count = 0
+    goal_handle = None
+
+    def on_feedback(fb: object) -> None:
+        nonlocal feedback_count
+        feedback_count += 1
+        print(json.dumps({"feedback": msg_to_dict(fb.feedback)}), flush=True)
+        if args.cancel_after and feedback_count == args.cancel_after and goal_handle is not None:
+            goal_handle.cancel_goal_async()
+        if args.estop_after and feedback_count == args.estop_after:
+            estop.publish(Bool(data=True))
+
+    try:
+        if not client.wait_for_server(timeout_sec=min(args.timeout, 30.0)):
+            print(f"execute: action {args.action} not available", file=sys.stderr)
+            return 2
+        send = client.send_goal_async(ExecutePlan.Goal(plan=plan_to_msg(plan)), feedback_callback=on_feedback)
+        rclpy.spin_until_future_complete(node, send, timeout_sec=args.timeout)
+        goal_handle = send.result()
+        if goal_handle is None or not goal_handle.accepted:
+            print("execute: goal rejected (busy, empty plan or ungrounded steps)", file=sys.stderr)
+            return 2
+        done = goal_handle.get_result_async()
+        rclpy.spin_until_future_complete(node, done, timeout_sec=args.timeout)
+        if not done.done():
+            print("execute: no result before the timeout", file=sys.stderr)
+            return 3
+        wrapped = done.result()
+        _drain_feedback(node, lambda: feedback_count)
+        print(json.dumps({"status": int(wrapped.status), "result": msg_to_dict(wrapped.result)}), flush=True)
+        return 0 if wrapped.result.success else 3
+    except KeyboardInterrupt:
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     all_args = sys.argv if argv is None else ["execute", *argv]
     args = _parse(rclpy.utilities.remove_ros_args(all_args)[1:])
     plan = Plan.model_validate_json(args.plan.read_text())
-    with one_shot_node("execute", all_args) as node:
-        estop = node.create_publisher(Bool, args.estop_topic,
-                                      QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
-        client = ActionClient(node, ExecutePlan, args.action)
-        feedback_count = 0
-        goal_handle = None
-
-        def on_feedback(fb: object) -> None:
-            nonlocal feedback_count
-            feedback_count += 1
-            print(json.dumps({"feedback": msg_to_dict(fb.feedback)}), flush=True)
-            if args.cancel_after and feedback_count == args.cancel_after and goal_handle is not None:
-                goal_handle.cancel_goal_async()
-            if args.estop_after and feedback_count == args.estop_after:
-                estop.publish(Bool(data=True))
-
-        try:
-            if not client.wait_for_server(timeout_sec=min(args.timeout, 30.0)):
-                print(f"execute: action {args.action} not available", file=sys.stderr)
-                return 2
-            send = client.send_goal_async(ExecutePlan.Goal(plan=plan_to_msg(plan)), feedback_callback=on_feedback)
-            rclpy.spin_until_future_complete(node, send, timeout_sec=args.timeout)
-            goal_handle = send.result()
-            if goal_handle is None or not goal_handle.accepted:
-                print("execute: goal rejected (busy, empty plan or ungrounded steps)", file=sys.stderr)
-                return 2
-            done = goal_handle.get_result_async()
-            rclpy.spin_until_future_complete(node, done, timeout_sec=args.timeout)
-            if not done.done():
-                print("execute: no result before the timeout", file=sys.stderr)
-                return 3
-            wrapped = done.result()
-            _drain_feedback(node, lambda: feedback_count)
-            print(json.dumps({"status": int(wrapped.status), "result": msg_to_dict(wrapped.result)}), flush=True)
-            return 0 if wrapped.result.success else 3
-        except KeyboardInterrupt:
-            return 130
+    with one_shot_node("execute", all_args) as tool:
+        tool.code = _run(tool.node, args, plan)
+    return tool.code
 
 
 if __name__ == "__main__":

@@ -68,11 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     all_args = sys.argv if argv is None else ["instruct", *argv]
     ros_free = rclpy.utilities.remove_ros_args(all_args)[1:]
     args = _parse(ros_free)
-    with one_shot_node("instruct", all_args) as node:
+    with one_shot_node("instruct", all_args) as tool:
         try:
-            return _call(node, args) if args.service else _publish(node, args)
+            tool.code = _call(tool.node, args) if args.service else _publish(tool.node, args)
         except KeyboardInterrupt:
-            return 130
+            tool.code = 130
+    return tool.code
 
 
 if __name__ == "__main__":
