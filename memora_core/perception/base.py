@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memora_core.config import CONFIG_DIR, load_yaml
+from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.schemas import Segment, SegmentObservation
 
 log = logging.getLogger(__name__)
@@ -68,9 +69,10 @@ class VlmPerceptionConfig(_Cfg):
 
 
 class PerceptionConfig(_Cfg):
-    backend: str = "narration"
+    backend: str = "narration"  # narration | vlm | camera | sim
     narration: NarrationPerceptionConfig = Field(default_factory=NarrationPerceptionConfig)
     vlm: VlmPerceptionConfig = Field(default_factory=VlmPerceptionConfig)
+    camera: CameraPerceptionConfig = Field(default_factory=CameraPerceptionConfig)
     plugins: dict[str, str] = Field(default_factory=lambda: {"sim": "sim.perception"})
     data_dir: str | None = None  # None: the core config's data root ($MEMORA_DATA wins)
     options: dict[str, Any] = Field(default_factory=dict)  # backend-specific extras (e.g. for sim)
@@ -130,6 +132,7 @@ def registered_backends() -> list[str]:
 def _builtin() -> None:
     # imported here so that registering them never needs an import cycle with this module
     from memora_core.perception import narration, vlm  # noqa: F401
+    from memora_core.perception.camera import backend  # noqa: F401
 
 
 def make_perception(config: PerceptionConfig | None = None) -> PerceptionBackend:

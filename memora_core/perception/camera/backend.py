@@ -1,0 +1,168 @@
+"""`camera` perception: a SegmentObservation from a segment's RGB frames (and its video's audio track).
+
+Per frame: object regions (regions.py) with their colour word and, from the trained forests, category and
+material; the regions are followed across frames per video (tracker.py; the tracker persists across the
+segments of a video, which arrive in order). The observation lists the objects seen in the segment under
+names made from their seen attributes (naming.py), where they are (in a container, on the table, held), and
+the actions completed in the segment. No simulator state is read. Scope: tabletop scenes like the demo
+kitchen on a CPU; open-vocabulary footage is the `vlm` backend's job."""
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from memora_core.consolidation.speech import spoken
+from memora_core.perception.base import PerceptionBackend, PerceptionConfig, PerceptionInput, register_backend
+from memora_core.perception.camera.config import CameraPerceptionConfig
+from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.model import CameraModel
+from memora_core.perception.camera.naming import action_text, object_name
+from memora_core.perception.camera.regions import TABLE, find_regions
+from memora_core.perception.camera.tracker import Sighting, Track, VideoTracker
+from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Seen:
+    track: Track
+    held: bool
+
+
+class CameraPerception(PerceptionBackend):
+    name = "camera"
+
+    def __init__(self, config: PerceptionConfig | None = None, model: CameraModel | None = None) -> None:
+        config = config or PerceptionConfig(backend="camera")
+        self.cfg: CameraPerceptionConfig = config.camera
+        self._model = model
+        self._trackers: OrderedDict[str, VideoTracker] = OrderedDict()
+        self._reported: dict[str, int] = {}  # video -> events already reported
+        self._audio = None
+
+    @property
+    def model(self) -> CameraModel:
+        if self._model is None:
+            self._model = CameraModel.load(self.cfg.model_path)
+        return self._model
+
+    def _tracker(self, video_id: str, w: int, h: int) -> VideoTracker:
+        tr = self._trackers.get(video_id)
+        if tr is None:
+            cats = self.model.forests["category"].classes
+            containers = {cats.index(c) for c in self.cfg.container_categories if c in cats}
+            c = self.cfg
+            tr = self._trackers[video_id] = VideoTracker(
+                w, h, c.place_tol, c.rest_frames, c.moved_confirm_s, c.pour_min_s, c.beside_tol,
+                is_container=lambda t: t.category is not None and int(np.argmax(t.category)) in containers)
+            self._reported[video_id] = 0
+            while len(self._trackers) > self.cfg.max_videos:
+                old, _ = self._trackers.popitem(last=False)
+                self._reported.pop(old, None)
+        self._trackers.move_to_end(video_id)
+        return tr
+
+    def sightings(self, rgb: np.ndarray, t: float) -> tuple[list[Sighting], float]:
+        """Regions of one frame as sightings, and the fraction of the frame that is table."""
+        regions, cls = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px)
+        if not regions:
+            return [], float((cls == TABLE).mean())
+        x = np.stack([region_features(rgb, r) for r in regions])
+        pc = self.model.forests["category"].predict_proba(x)
+        pm = self.model.forests["material"].predict_proba(x)
+        out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
+                        touches_hand=r.touches_hand) for i, r in enumerate(regions)]
+        return out, float((cls == TABLE).mean())
+
+    def _attrs(self, tr: Track) -> dict[str, str | None]:
+        cat = self.model.forests["category"].classes[int(np.argmax(tr.category))]
+        mat = self.model.forests["material"].classes[int(np.argmax(tr.material))]
+        return {"category": cat, "colour": tr.colour, "material": mat, "label": None}
+
+    def track_name(self, tr: Track) -> str:
+        return object_name(**self._attrs(tr))
+
+    def observe(self, item: PerceptionInput) -> SegmentObservation:
+        seg = item.segment
+        frames = list(item.frames)
+        times = list(seg.frame_times_s)
+        if len(times) != len(frames):
+            n = max(1, len(frames))
+            times = [seg.start_s + (seg.end_s - seg.start_s) * i / n for i in range(len(frames))]
+        seen: OrderedDict[int, _Seen] = OrderedDict()
+        table_seen = False
+        tracker = None
+        for t, rgb in zip(times, frames):
+            rgb = np.ascontiguousarray(rgb[..., :3], np.uint8)
+            if rgb.shape[1] != self.cfg.work_width:
+                h = int(round(rgb.shape[0] * self.cfg.work_width / rgb.shape[1]))
+                rgb = cv2.resize(rgb, (self.cfg.work_width, h), interpolation=cv2.INTER_AREA)
+            tracker = tracker or self._tracker(seg.video_id, rgb.shape[1], rgb.shape[0])
+            sights, table_frac = self.sightings(rgb, t)
+            table_seen |= table_frac >= self.cfg.min_surface_frac
+            tracker.step(t, sights, cv2.resize(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), None, fx=0.5, fy=0.5))
+            for tr in tracker.tracks:
+                if tr.last_seen == t and tr.state != "candidate" and not tr.merged:
+                    seen[tr.id] = _Seen(tr, tr.state == "held")
+                    seen.move_to_end(tr.id)
+        objects, actions = [], []
+        if tracker is not None:
+            objects = self._distinct([self._object(s.track, tracker) for s in seen.values()],
+                                     [s.track for s in seen.values()])
+            new = tracker.events[self._reported[seg.video_id]:]
+            self._reported[seg.video_id] = len(tracker.events)
+            actions = [self._action(e, tracker) for e in new]
+        if table_seen:
+            objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))
+        if not seg.transcript and self.cfg.transcribe and self.cfg.video_root:
+            from memora_core.perception.camera.transcript import AudioTranscripts
+
+            self._audio = self._audio or AudioTranscripts(self.cfg.video_root)
+            said = self._audio.text(seg.video_id, seg.start_s, seg.end_s)
+            if said:
+                seg = seg.model_copy(update={"transcript": said})
+        summary = "; ".join(([spoken(seg.transcript)] if seg.transcript else []) + [a.text for a in actions])
+        return SegmentObservation(segment=seg, objects=objects, actions=actions, summary=summary, backend=self.name)
+
+    @staticmethod
+    def _distinct(objects: list[ObjectObservation], tracks: list[Track]) -> list[ObjectObservation]:
+        """One object per name: two tracks that read the same are reported once (the one seen most; a held
+        one wins, as what the hand does is the news)."""
+        best: dict[str, tuple[tuple[bool, int], ObjectObservation]] = {}
+        for o, tr in zip(objects, tracks):
+            rank = (tr.state == "held", tr.seen)
+            if o.name not in best or rank > best[o.name][0]:
+                best[o.name] = (rank, o)
+        return [o for _, o in best.values()]
+
+    def _object(self, tr: Track, tracker: VideoTracker) -> ObjectObservation:
+        a = self._attrs(tr)
+        held = tr.state == "held"
+        where = None if held else (self.track_name(tracker.tracks[tr.inside]) if tr.inside is not None
+                                   else self.cfg.surface_name)
+        return ObjectObservation(name=object_name(**a), location=where, state=self.cfg.held_state if held else None,
+                                 **a)
+
+    def _action(self, e, tracker: VideoTracker) -> ActionObservation:
+        name = lambda i: self.track_name(tracker.tracks[i]) if i is not None else None  # noqa: E731
+        obj, target, beside = name(e.track), name(e.target), name(e.beside)
+        if e.kind == "put" and target is None:
+            target = self.cfg.surface_name
+        verb = self.cfg.verbs.get(e.kind, e.kind)
+        return ActionObservation(verb=verb, nouns=[obj] + ([target] if target else []) + ([beside] if beside else []),
+                                 start_s=min(e.start_s, e.key_s), end_s=max(e.end_s, e.key_s),
+                                 text=action_text(e.kind, verb, obj, target, beside, self.cfg.surface_name),
+                                 source_id=f"{e.kind}@{e.key_s:.3f}")
+
+    def close(self) -> None:
+        self._trackers.clear()
+        self._reported.clear()
+
+
+register_backend("camera", CameraPerception)

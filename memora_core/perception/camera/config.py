@@ -1,0 +1,33 @@
+"""Typed configuration of the `camera` perception backend (robot_configs/perception.yaml, section `camera`)."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CameraPerceptionConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model_path: str = Field(default="~/.cache/memora/camera/camera_model.npz",
+                            description="trained pixel table + attribute forest (`memora camera-train` writes it)")
+    min_blob_px: int = Field(default=30, ge=1, description="an object region smaller than this many pixels is ignored")
+    min_part_px: int = Field(default=25, ge=1, description="a colour part this large splits a merged region")
+    work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
+    place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
+    moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")
+    rest_frames: int = Field(default=2, ge=1, description="seen in one place this many frames running: at rest")
+    pour_min_s: float = Field(default=1.0, gt=0, description="a held object over a container this long: a pour")
+    beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "
+                              "(fraction of image width)")
+    held_state: str = Field(default="held", description="state of an object seen away from any resting place")
+    surface_name: str = Field(default="table", description="what objects stand on when in no container")
+    surface_category: str = Field(default="furniture", description="category reported for the surface")
+    verbs: dict[str, str] = Field(default_factory=lambda: {"pick": "pick up", "put": "put", "pour": "pour"},
+                                  description="action kind -> verb in the observation")
+    video_root: str | None = Field(default=None, description="where the segment's video file is looked up by "
+                                   "video_id to transcribe its audio track (None: no transcript beyond the segment's)")
+    transcribe: bool = Field(default=True, description="transcribe the video's audio track with faster-whisper")
+    container_categories: list[str] = Field(default_factory=lambda: ["cup", "bowl", "mug", "pot", "pan", "jar"],
+                                            description="categories things can be put in or poured into")
+    min_surface_frac: float = Field(default=0.05, ge=0, le=1, description="the table is reported when it fills "
+                                    "at least this fraction of a frame")
+    max_videos: int = Field(default=4, ge=1, description="videos followed at once (least recently seen dropped)")

@@ -1,0 +1,110 @@
+"""The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
+load): the pixel-class lookup table and a random forest per attribute (category, material), each tree as
+its node arrays. `memora camera-train` writes the file; loading checks its shape."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memora_core.perception.camera.features import FEATURE_NAMES
+from memora_core.perception.camera.regions import LUT_BITS
+
+ATTRIBUTES = ("category", "material")
+FORMAT_VERSION = 1
+
+
+class CameraModelError(RuntimeError):
+    """The camera model file is missing or not one `memora camera-train` wrote."""
+
+
+@dataclass
+class Forest:
+    """Trees as padded node arrays: feature (-1 at a leaf), threshold, left, right, leaf class index."""
+
+    feature: np.ndarray    # T x N int32
+    threshold: np.ndarray  # T x N float32
+    left: np.ndarray       # T x N int32
+    right: np.ndarray      # T x N int32
+    value: np.ndarray      # T x N x C float32 (class probabilities at each node)
+    classes: list[str]
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Mean class probabilities over the trees for samples x (S x F)."""
+        x = np.atleast_2d(x)
+        s = len(x)
+        total = np.zeros((s, len(self.classes)), np.float32)
+        rows = np.arange(s)
+        for t in range(len(self.feature)):
+            node = np.zeros(s, np.int32)
+            for _ in range(64):  # depth bound: trees are trained with max_depth well below this
+                f = self.feature[t, node]
+                inner = f >= 0
+                if not inner.any():
+                    break
+                go_left = x[rows, np.maximum(f, 0)] <= self.threshold[t, node]
+                node = np.where(inner, np.where(go_left, self.left[t, node], self.right[t, node]), node)
+            total += self.value[t, node]
+        return total / max(1, len(self.feature))
+
+    def predict(self, x: np.ndarray) -> tuple[list[str], np.ndarray]:
+        p = self.predict_proba(x)
+        k = p.argmax(1)
+        return [self.classes[i] for i in k], p[np.arange(len(k)), k]
+
+
+def forest_from_sklearn(rf, classes: list[str]) -> Forest:
+    trees = [e.tree_ for e in rf.estimators_]
+    n = max(t.node_count for t in trees)
+    T, C = len(trees), len(classes)
+    feature = np.full((T, n), -1, np.int32)
+    threshold = np.zeros((T, n), np.float32)
+    left = np.zeros((T, n), np.int32)
+    right = np.zeros((T, n), np.int32)
+    value = np.zeros((T, n, C), np.float32)
+    for i, t in enumerate(trees):
+        k = t.node_count
+        leaf = t.children_left[:k] < 0
+        feature[i, :k] = np.where(leaf, -1, t.feature[:k])
+        threshold[i, :k] = t.threshold[:k]
+        left[i, :k] = np.where(leaf, 0, t.children_left[:k])
+        right[i, :k] = np.where(leaf, 0, t.children_right[:k])
+        v = t.value[:k, 0, :]
+        value[i, :k] = v / np.maximum(v.sum(1, keepdims=True), 1e-9)
+    return Forest(feature, threshold, left, right, value, list(classes))
+
+
+@dataclass
+class CameraModel:
+    lut: np.ndarray                  # 2**(3*LUT_BITS) uint8 pixel classes
+    forests: dict[str, Forest]
+
+    def save(self, path: Path | str) -> Path:
+        path = Path(path).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {"version": np.array(FORMAT_VERSION), "lut": self.lut,
+                                         "features": np.array(FEATURE_NAMES)}
+        for a, f in self.forests.items():
+            for k in ("feature", "threshold", "left", "right", "value"):
+                arrays[f"{a}.{k}"] = getattr(f, k)
+            arrays[f"{a}.classes"] = np.array(f.classes)
+        tmp = path.with_suffix(".partial.npz")
+        np.savez_compressed(tmp, **arrays)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path | str) -> "CameraModel":
+        path = Path(path).expanduser()
+        if not path.exists():
+            raise CameraModelError(f"camera model {path} not found; train it with `memora camera-train`")
+        with np.load(path, allow_pickle=False) as z:
+            if int(z["version"]) != FORMAT_VERSION or tuple(z["features"].tolist()) != FEATURE_NAMES:
+                raise CameraModelError(f"camera model {path} was written for other features; retrain it")
+            lut = z["lut"].astype(np.uint8)
+            if lut.shape != (2 ** (3 * LUT_BITS),):
+                raise CameraModelError(f"camera model {path}: pixel table of shape {lut.shape}")
+            forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
+                                 classes=[str(c) for c in z[f"{a}.classes"]]) for a in ATTRIBUTES}
+        return cls(lut=lut, forests=forests)

@@ -1,0 +1,129 @@
+"""Object regions in a frame: a colour lookup table classifies every pixel (background, table, hand, object;
+learned from rendered frames, see train.py), object pixels are grouped into connected regions, and a region
+holding two differently coloured parts of fair size (two objects touching in the image) is split by colour.
+
+A Region carries what later stages read: its pixels, box, centre, colour word and shape measures."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from memora_core.perception.camera.colour import chromatic_mask, hsv_pixels, region_colour
+
+BACKGROUND, TABLE, HAND, OBJECT = 0, 1, 2, 3
+LUT_BITS = 5  # RGB quantised to 5 bits a channel: a 32 x 32 x 32 table
+
+
+def lut_index(rgb: np.ndarray) -> np.ndarray:
+    q = (rgb >> (8 - LUT_BITS)).astype(np.int32)
+    return (q[..., 0] << (2 * LUT_BITS)) | (q[..., 1] << LUT_BITS) | q[..., 2]
+
+
+def classify_pixels(rgb: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """H x W uint8 pixel classes (BACKGROUND/TABLE/HAND/OBJECT)."""
+    return lut[lut_index(rgb)]
+
+
+@dataclass
+class Region:
+    mask: np.ndarray                 # H x W bool
+    box: tuple[int, int, int, int]   # x, y, w, h
+    area: int
+    centre: tuple[float, float]      # x, y (pixels)
+    colour: str | None
+    touches_hand: bool = False
+    features: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+
+def _coarse_hue(rgb_pixels: np.ndarray) -> np.ndarray:
+    """Per pixel: 0 mid grey, 1 red, 2 orange/brown, 3 yellow, 4 green, 5 blue/purple, 6 other achromatic
+    (white label bands, highlights, black print)."""
+    hsv = hsv_pixels(rgb_pixels)
+    h = hsv[:, 0]
+    out = np.full(len(hsv), 6, np.uint8)
+    out[~chromatic_mask(hsv) & (hsv[:, 2] >= 0.3) & (hsv[:, 2] < 0.8)] = 0
+    chrom = chromatic_mask(hsv)
+    out[chrom & ((h >= 330) | (h < 15))] = 1
+    out[chrom & (h >= 15) & (h < 45)] = 2
+    out[chrom & (h >= 45) & (h < 70)] = 3
+    out[chrom & (h >= 70) & (h < 170)] = 4
+    out[chrom & (h >= 170) & (h < 330)] = 5
+    return out
+
+
+def _split(rgb: np.ndarray, comp: np.ndarray, min_part: int) -> list[np.ndarray]:
+    """A component split into per-colour parts. Seeds are the chromatic parts of at least `min_part` pixels
+    and a fifth of the component; two seeds must be two or more hue steps apart (red | yellow, not yellow |
+    its own orange shadow side), the larger seed of close hues wins. Every other pixel joins its nearest seed.
+    One part when there is at most one seed."""
+    ys, xs = np.nonzero(comp)
+    hue = _coarse_hue(rgb[ys, xs])
+    big = max(min_part, int(0.15 * len(ys)))
+    counts = np.bincount(hue, minlength=7)
+    kept: list[int] = []
+    far = lambda a, b: a == 0 or b == 0 or abs(a - b) >= 2  # noqa: E731 - grey is far from every hue
+    for k in sorted(range(0, 6), key=lambda k: -counts[k]):
+        if counts[k] >= big and all(far(k, j) for j in kept):
+            kept.append(k)
+    if len(kept) <= 1:
+        return [comp]
+    seeds = []
+    for k in kept:
+        m = np.zeros(comp.shape, np.uint8)
+        m[ys[hue == k], xs[hue == k]] = 1
+        n, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        j = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        seeds.append(lbl == j)
+    dists = [cv2.distanceTransform(np.where(s, 0, 255).astype(np.uint8), cv2.DIST_L2, 3) for s in seeds]
+    owner = np.argmin(np.stack(dists), axis=0)
+    return [comp & (owner == i) for i in range(len(seeds))]
+
+
+def _hand_mask(cls: np.ndarray, min_frac: float = 0.005) -> np.ndarray:
+    """The hand: hand-class components of at least `min_frac` of the frame (stray pixels of a hand-like
+    colour elsewhere are not a hand), grown by 2 px so that what it holds touches it."""
+    n, lbl, stats, _ = cv2.connectedComponentsWithStats((cls == HAND).astype(np.uint8), connectivity=8)
+    big = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= min_frac * cls.size]
+    hand = np.isin(lbl, big).astype(np.uint8) if big else np.zeros(cls.shape, np.uint8)
+    return cv2.dilate(hand, np.ones((5, 5), np.uint8)) > 0
+
+
+def find_regions(rgb: np.ndarray, lut: np.ndarray, min_px: int, min_part: int,
+                 max_background: float = 0.6) -> tuple[list[Region], np.ndarray]:
+    """Object regions of one frame, and the frame's pixel classes."""
+    cls = classify_pixels(rgb, lut)
+    obj = (cls == OBJECT).astype(np.uint8)
+    obj = cv2.morphologyEx(obj, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))  # pixels of an object read as table
+    obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    obj[cls == HAND] = 0
+    core = cv2.erode(obj, np.ones((3, 3), np.uint8))  # thin bridges between neighbours in the image break
+    hand = _hand_mask(cls)
+    n, lbl, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    # every object pixel belongs to the nearest core component (within 2 px)
+    dist, near = cv2.distanceTransformWithLabels(np.where(core > 0, 0, 255).astype(np.uint8), cv2.DIST_L2, 3,
+                                                 labelType=cv2.DIST_LABEL_PIXEL)
+    ys, xs = np.nonzero(core)
+    pix_comp = np.zeros(int(near.max()) + 1, np.int32)
+    pix_comp[near[ys, xs]] = lbl[ys, xs]
+    owner = np.where((obj > 0) & (dist <= 2.0), pix_comp[near], 0)
+    out: list[Region] = []
+    for j in range(1, n):
+        comp = owner == j
+        if comp.sum() < min_px:
+            continue
+        ring = cv2.dilate(comp.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        ring &= ~comp
+        if ring.any() and (cls[ring] == BACKGROUND).mean() > max_background:
+            continue  # not on the table: the table's own edge, the floor, something far off
+        for part in _split(rgb, comp, min_part):
+            area = int(part.sum())
+            if area < min_px:
+                continue
+            ys, xs = np.nonzero(part)
+            x0, y0 = int(xs.min()), int(ys.min())
+            box = (x0, y0, int(xs.max()) - x0 + 1, int(ys.max()) - y0 + 1)
+            out.append(Region(mask=part, box=box, area=area, centre=(float(xs.mean()), float(ys.mean())),
+                              colour=region_colour(rgb[ys, xs]), touches_hand=bool((hand & part).any())))
+    return out, cls

@@ -1,0 +1,107 @@
+"""Train the camera backend's model from rendered demonstrations (`memora camera-train`).
+
+1. Pixel classes: frames sampled at the segment rate from each session are paired with their segmentation
+   ground truth (groundtruth.py); every quantised RGB colour gets the class it most often shows (colours
+   never seen stay OBJECT: an unknown colour is more likely a new thing than the table).
+2. Attributes: object regions are found in the same frames with that table; a region whose pixels are
+   mostly one object is a sample labelled with that object's category and material from the scene
+   description; a random forest per attribute is fitted on the regions' shape/appearance measures.
+Deterministic for the same sessions and seed."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
+from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, forest_from_sklearn
+from memora_core.perception.camera.regions import LUT_BITS, find_regions, lut_index
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainSettings:
+    fps: float = 2.0            # frames per second of video used (the segment sampling rate)
+    min_purity: float = 0.6     # a region is a sample when this fraction of it is one object
+    trees: int = 25
+    max_depth: int = 12
+    seed: int = 0
+    min_px: int = 30
+    min_part: int = 25
+
+
+@dataclass
+class _Collected:
+    counts: np.ndarray = field(default_factory=lambda: np.zeros((2 ** (3 * LUT_BITS), 4), np.int64))
+    frames: list = field(default_factory=list)  # (rgb, object_id, specs)
+
+
+def _collect_pixels(sessions, st: TrainSettings, progress: Callable[[str], None] | None) -> _Collected:
+    c = _Collected()
+    for s in sessions:
+        lab = SessionLabeller(s)
+        try:
+            meta = s.meta()
+            times = list(np.arange(0.0, meta.duration_s, 1.0 / st.fps))
+            for t, rgb in decode_video(s.video, times, fps=meta.fps):
+                lf = lab.label(t, rgb)
+                idx = lut_index(rgb).ravel()
+                np.add.at(c.counts, (idx, lf.pixel_class.ravel()), 1)
+                c.frames.append((rgb, lf.object_id, lab.specs))
+        finally:
+            lab.close()
+        if progress:
+            progress(s.video_id)
+    return c
+
+
+def pixel_table(counts: np.ndarray) -> np.ndarray:
+    lut = counts.argmax(1).astype(np.uint8)
+    lut[counts.sum(1) == 0] = OBJECT
+    return lut
+
+
+def region_samples(frames, lut: np.ndarray, st: TrainSettings) -> tuple[np.ndarray, dict[str, list[str]]]:
+    xs, ys = [], {a: [] for a in ATTRIBUTES}
+    for rgb, object_id, specs in frames:
+        regions, _ = find_regions(rgb, lut, st.min_px, st.min_part)
+        for r in regions:
+            ids = object_id[r.mask]
+            ids = ids[ids >= 0]
+            if len(ids) < st.min_purity * r.area:
+                continue
+            k = np.bincount(ids).argmax()
+            if (ids == k).sum() < st.min_purity * r.area:
+                continue
+            xs.append(region_features(rgb, r))
+            for a in ATTRIBUTES:
+                ys[a].append(str(getattr(specs[k], a)))
+    return np.array(xs, np.float32), ys
+
+
+def train(sessions, out: Path | str, st: TrainSettings | None = None,
+          progress: Callable[[str], None] | None = None) -> tuple[Path, dict]:
+    from sklearn.ensemble import RandomForestClassifier
+
+    st = st or TrainSettings()
+    col = _collect_pixels(sessions, st, progress)
+    lut = pixel_table(col.counts)
+    x, ys = region_samples(col.frames, lut, st)
+    if len(x) == 0:
+        raise ValueError("no object regions in the training sessions")
+    forests, report = {}, {"sessions": [s.video_id for s in sessions], "regions": int(len(x))}
+    for a in ATTRIBUTES:
+        classes = sorted(set(ys[a]))
+        y = np.array([classes.index(v) for v in ys[a]])
+        rf = RandomForestClassifier(n_estimators=st.trees, max_depth=st.max_depth, random_state=st.seed,
+                                    class_weight="balanced", n_jobs=1, oob_score=True)
+        rf.fit(x, y)
+        forests[a] = forest_from_sklearn(rf, classes)
+        report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
+    path = CameraModel(lut=lut, forests=forests).save(out)
+    return path, report
