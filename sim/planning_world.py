@@ -111,6 +111,8 @@ class MujocoPlanningWorld:
         self.detach()
         body, hand = self._object_body[name], m.body(HAND_BODY[arm]).id
         self._held = (body, hand, np.asarray(relpos, float), np.asarray(relquat, float))
+        adr = m.jnt_qposadr[m.body_jntadr[body]]
+        self._held_rest = (adr, self.data.qpos[adr:adr + 7].copy())  # put back on detach
         for g in np.flatnonzero(m.geom_bodyid == body):
             if self._owner[g] >= 0:
                 self._kind[g] = HELD
@@ -120,6 +122,8 @@ class MujocoPlanningWorld:
     def detach(self) -> None:
         m = self.model
         if self._held is not None:
+            adr, rest = self._held_rest
+            self.data.qpos[adr:adr + 7] = rest
             for g in np.flatnonzero(self._kind == HELD):
                 self._kind[g] = OBSTACLE
                 m.geom_contype[g], m.geom_conaffinity[g] = _STATIC
@@ -257,3 +261,24 @@ def arm_planner(robot: SimRobot, arm: str, config: PlannerConfig | None = None):
     config = config or load_planner_config()
     world = MujocoPlanningWorld(robot, arm, config)
     return ArmMotionPlanner(world, MujocoArmKinematics(robot, arm), config, robot.config.limits.max_velocity)
+
+
+def reachability_map(robot: SimRobot, config: PlannerConfig | None = None, progress=None):
+    """Each enabled arm's reach over the table (`ReachabilityMap`), cached under `config.cache_path()` per
+    robot model, joint ranges and IK settings. A node counts when its IK posture keeps the arm off the robot
+    itself (objects and the table are ignored: the map is about the robot, not one layout)."""
+    from memora_core.robot.motion.config import load_planner_config
+    from memora_core.robot.motion.reachability import ReachabilityMap
+
+    config = config or load_planner_config()
+    kin = {arm: MujocoArmKinematics(robot, arm) for arm in robot.config.arms}
+    seeds = {arm: current_posture(robot, arm) for arm in kin}
+    valid = {}
+    for arm in kin:
+        world = MujocoPlanningWorld(robot, arm, config)
+        world.ignore({n for n in world.names if not n.startswith("robot:")})
+        valid[arm] = world.is_valid
+    key = repr((robot.config.ik.model_dump(), sorted(robot.joint_ranges().items()), robot.config.home,
+                robot.config.limits.position_margin, mujoco.__version__))
+    return ReachabilityMap.cached(kin, config.reach_grid, config.ik_tolerance, config.cache_path(), key, seeds,
+                                  valid, progress)

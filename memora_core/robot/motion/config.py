@@ -23,8 +23,9 @@ class ReachGridConfig(_Cfg):
 
 class PlannerConfig(_Cfg):
     # --- validity ------------------------------------------------------------------------------------
-    clearance_margin: float = Field(default=0.01, ge=0, description=(
-        "m the arm and the held object keep from objects and the table at every checked state"))
+    clearance_margin: float = Field(default=0.025, ge=0, description=(
+        "m the arm and the held object keep from objects and the table at every checked state; it must cover "
+        "how far the arm lags its plan (servos trail by up to ~0.045 rad, ~2 cm at the hand)"))
     self_penetration: float = Field(default=0.005, ge=0, description=(
         "m of overlap between two robot links tolerated (the G1's hands rest against its hips at home)"))
     clearance_horizon: float = Field(default=0.05, gt=0, description=(
