@@ -107,8 +107,9 @@ class ReachabilityMap:
         for v, axis in zip(np.asarray(point, float), self.axes):
             if not axis[0] - 1e-9 <= v <= axis[-1] + 1e-9:
                 return None
-            i = int(np.clip(np.searchsorted(axis, v, side="right") - 1, 0, len(axis) - 1))
-            j = i + 1 if i + 1 < len(axis) and v > axis[i] + 1e-9 else i
+            # A point within a micrometre of a node is on it (grid axes carry arange's rounding).
+            i = int(np.clip(np.searchsorted(axis, v + 1e-6, side="right") - 1, 0, len(axis) - 1))
+            j = i + 1 if i + 1 < len(axis) and v > axis[i] + 1e-6 else i
             idx.append(slice(i, j + 1))
         return tuple(idx)
 
