@@ -20,8 +20,8 @@ def reach(kitchen, tmp_path_factory):
 
 def test_points_in_front_of_a_shoulder_go_to_that_arm(reach):
     _, m = reach
-    right_shoulder = np.array([0.40, -0.20, 0.94])  # the G1's shoulders are ~0.15 m either side of its midline
-    left_shoulder = np.array([0.40, 0.16, 0.94])
+    right_shoulder = np.array([0.40, -0.12, 0.94])  # the G1 shoulders sit at y = -/+0.10, z = 1.09
+    left_shoulder = np.array([0.40, 0.12, 0.94])
     assert m.reachable(right_shoulder, "right") and m.best_arm(right_shoulder) == "right"
     assert m.reachable(left_shoulder, "left") and m.best_arm(left_shoulder) == "left"
 
