@@ -18,7 +18,7 @@ def _trial(seed: int, robot_cfg: str) -> dict:
     import numpy as np
 
     from memora_core.robot import make_robot
-    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.control import RuleBasedController
     from memora_core.robot.monitor import disturbed, toppled
     from memora_core.schemas import PlanStep
 

@@ -7,7 +7,7 @@ from typing import Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from memora_core.robot.controller import StepResult
+from memora_core.robot.control import StepResult
 from memora_core.schemas.plan import Plan, PlanStep
 
 

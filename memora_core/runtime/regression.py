@@ -90,7 +90,7 @@ def make_planner_fn(store_dir: Path, participant: str, max_tool_calls: int):
 
 def run_seed(seed: int, tasks: list[Any], planner, robot_config: str, monitor: MonitorConfig) -> list[dict[str, Any]]:
     from memora_core.robot import make_robot
-    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.control import RuleBasedController
     from sim.scene.config import load_scene_config
     from sim.scene.layout import sample_layout
 

@@ -17,7 +17,7 @@ POSES = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0)
 
 def _controller(poses):
     from memora_core.robot import make_robot
-    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.control import RuleBasedController
     from sim.scene import Layout
 
     robot = make_robot("sim_g1", layout=Layout(seed=0, poses=poses))

@@ -56,7 +56,7 @@ def test_a_joint_space_move_starts_inside_the_ranges_when_a_joint_rests_past_its
     """A joint that physics left a hair past the commandable margin (a posture solved at the edge of its range,
     an arm pressed against something): a joint-space line from there to a goal at that edge must still be
     commandable (it once raised a LimitViolation mid-task)."""
-    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.control import RuleBasedController
 
     robot = make_robot("sim_g1", seed=1)
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
@@ -64,8 +64,8 @@ def test_a_joint_space_move_starts_inside_the_ranges_when_a_joint_rests_past_its
     margin = robot.config.limits.position_margin
     robot.data.qpos[robot.model.joint("waist_pitch_joint").qposadr[0]] = hi - margin / 3
     mujoco.mj_forward(robot.model, robot.data)
-    goal = {**ctl._rest_posture("right"), "waist_pitch_joint": hi - margin, "right_elbow_joint": 0.5}
-    path = ctl._joint_line(goal, {"table"}, "tuck")
+    goal = {**ctl.c.arm.rest_posture("right"), "waist_pitch_joint": hi - margin, "right_elbow_joint": 0.5}
+    path = ctl.c.arm.joint_line(goal, {"table"}, "tuck")
     assert len(path) > 1
     assert all(lo + margin <= q["waist_pitch_joint"] <= hi - margin for q in path)
     robot.command_path(path, 2.0)  # limit-checked: raises LimitViolation if a waypoint is out of range

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import make_robot, parse_step
-from memora_core.robot.controller import FailureReason, PrimitiveFailure, RuleBasedController
+from memora_core.robot.control import FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.primitives import UnknownPrimitive
 from memora_core.schemas import PlanStep
@@ -109,7 +109,7 @@ def test_spoon_among_neighbours_is_taken_along_its_long_axis():
     res = ctl.execute_step(PlanStep(index=0, action="pick", object="yellow spoon"))
     assert res.success, res.detail
     assert robot.held_object() == "yellow spoon"
-    assert ctl._pose.along_long_axis  # the fixed-yaw poses (tried first) were all blocked
+    assert ctl.c.state.pose.along_long_axis  # the fixed-yaw poses (tried first) were all blocked
     _, rot = robot.object_pose("yellow spoon")
     axis = np.degrees(np.arctan2(rot[1, 0], rot[0, 0]))
     palm = robot.hand_rotation()
@@ -140,7 +140,7 @@ def test_blocked_lift_puts_object_back_and_picks_with_next_grasp():
     plan missed would) makes the pick let go, stow and take the object with another grasp candidate."""
     robot = _robot()
     ctl = _controller(robot)
-    real_lift, chosen = ctl._lift, []
+    real_lift, chosen = ctl.skills.pick.lift, []
 
     def lift_blocked_once(obj):
         chosen.append((robot.arm, robot.hand_position().round(3).tolist()))
@@ -148,7 +148,7 @@ def test_blocked_lift_puts_object_back_and_picks_with_next_grasp():
             raise PrimitiveFailure.short_of("lift", 0.05)
         real_lift(obj)
 
-    ctl._lift = lift_blocked_once
+    ctl.skills.pick.lift = lift_blocked_once
     res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
     assert res.success, res.detail
     assert len(chosen) == 2 and chosen[0] != chosen[1]  # a different arm or grasp point the second time
@@ -165,7 +165,7 @@ def test_pick_gives_up_after_configured_attempts():
         calls.append(1)
         raise PrimitiveFailure.short_of("lift", 0.05)
 
-    ctl._lift = always_blocked
+    ctl.skills.pick.lift = always_blocked
     res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
     assert not res.success and res.reason is FailureReason.COLLISION
     assert 1 < len(calls) <= ctl.cfg.motion.pick_attempts  # retried, never beyond the limit
@@ -210,7 +210,8 @@ def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh()
     bottle_before = robot.object_pose("coca-cola bottle")[0].copy()
     assert ctl.execute_step(PlanStep(index=0, action="pick", object="coca-cola bottle")).success
     with pytest.raises(PrimitiveFailure):
-        ctl._pour_with_this_arm(ctl._require("coca-cola bottle"), ctl._require("orange cup"))
+        ctl.skills.pour.pour_with_this_arm(ctl.c.resolver.require("coca-cola bottle"),
+                                           ctl.c.resolver.require("orange cup"))
     res = ctl.execute_step(PlanStep(index=1, action="pour", object="coca-cola bottle", target="orange cup"))
     assert res.success, res.detail
     assert robot.held_object() is None
@@ -286,7 +287,7 @@ def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm
     ctl = _controller(robot)
     assert ctl.execute_step(PlanStep(index=0, action="pick", object="cinnamon tea box")).success
     assert robot.arm == "right"
-    transit, stopped = ctl._transit, []
+    transit, stopped = ctl.c.transit.transit, []
 
     def carry_stopped_once(above_xy, ignore, min_z=0.0):
         if not stopped and robot.held_object() == "cinnamon tea box" and above_xy[1] > 0.05:
@@ -294,7 +295,7 @@ def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm
             raise PrimitiveFailure.short_of("carry", 0.084)
         return transit(above_xy, ignore, min_z)
 
-    ctl._transit = carry_stopped_once
+    ctl.c.transit.transit = carry_stopped_once
     res = ctl.execute_step(PlanStep(index=1, action="place", object="cinnamon tea box", target="yellow bowl"))
     assert stopped, "the carry to the bowl was never tried"
     assert res.success, res.detail

@@ -83,7 +83,7 @@ def _drives() -> None:
     import numpy as np
 
     from memora_core.robot import make_robot
-    from memora_core.robot.controller import FailureReason, RuleBasedController
+    from memora_core.robot.control import FailureReason, RuleBasedController
     from memora_core.robot.limits import EStopActive, LimitViolation
     from memora_core.robot.primitives import Primitive, PrimitiveCall
 

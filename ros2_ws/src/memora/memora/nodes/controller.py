@@ -82,7 +82,7 @@ def _backend_kwargs(p: ControllerParams, cfg: Any, scene: Any) -> dict[str, Any]
 def _make_controller(p: ControllerParams) -> Any:
     # Imported here: MuJoCo, DDS and the scene load only in the process that drives the robot.
     from memora_core.robot import load_robot_config, make_robot
-    from memora_core.robot.controller import RuleBasedController
+    from memora_core.robot.control import RuleBasedController
     from sim.scene.config import load_scene_config
 
     cfg = load_robot_config(p.robot_config)

@@ -1,0 +1,114 @@
+"""Typed failures of the controller: the coarse `FailureReason` a step reports, and the precise
+`FailureCause` (with its data: what blocked, how far short, how big the IK residual) that recoveries decide
+on. Nothing here or in its callers branches on a failure's message text."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+
+class FailureReason(str, Enum):
+    UNREACHABLE = "unreachable"
+    COLLISION = "collision"
+    SLIPPED = "slipped"
+    OBJECT_MISSING = "object_missing"
+    NOT_ALLOWED = "not_allowed"      # not a primitive / limit violation
+    ESTOP = "estop"
+    POSTCONDITION = "postcondition_failed"
+
+
+class FailureCause(str, Enum):
+    """Why a move or a step failed, precisely enough to choose a recovery."""
+    IK_MISS = "ik_miss"                  # no IK solution within tolerance (`residual`, `point`)
+    OUT_OF_WORKSPACE = "out_of_workspace"  # the point lies outside the workspace box (`point`)
+    PATH_BLOCKED = "path_blocked"        # planned waypoint too close to `blocked_by` (nothing moved yet)
+    ARM_HIT = "arm_hit"                  # the moving arm touched `blocked_by`
+    STOPPED_SHORT = "stopped_short"      # the palm ended `gap` m short of the move's end, nothing planned hit
+    NO_GRASP = "no_grasp"                # grasp selection found no arm/hand pose (`blocked_by`: most in the way)
+    NO_SPOT = "no_spot"                  # no free table spot (`blocked_by`: the neighbours crowding it)
+    NOT_GRASPABLE = "not_graspable"      # the object lies over (a round one cannot be taken from the top)
+    HAND_FULL = "hand_full"              # the hand already holds something else
+    PALM_SHORT = "palm_short"            # the hand could not close on the object (`gap`, `blocked_by`)
+    LIFTED_NEIGHBOUR = "lifted_neighbour"  # a neighbour came up with the object (`blocked_by`)
+    SLIPPED = "slipped"                  # the held object left the hand
+    LANDED_OFF = "landed_off"            # placed `gap` m from the target, beyond tolerance
+    FELL_OVER = "fell_over"              # the object did not stay upright
+    WRIST_LIMIT = "wrist_limit"          # the wrist cannot roll far enough from any pose tried
+    WEAK_TILT = "weak_tilt"              # a pour tipped the bottle less than needed (`angle_deg`)
+    OBJECT_MISSING = "object_missing"    # nothing in the scene matches the step's object/target
+    NOT_ALLOWED = "not_allowed"          # the step asks for something no primitive may do
+
+
+class PrimitiveFailure(Exception):
+    """A primitive that cannot be done: the step-level `reason`, the precise `cause` and its data.
+    `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move
+    them aside; `what`: the move that failed ("lift", "carry", "approach" …)."""
+
+    def __init__(self, reason: FailureReason, detail: str, blockers: Iterable[str] = (), *,
+                 cause: FailureCause, what: str = "", point: np.ndarray | None = None,
+                 residual: float | None = None, gap: float | None = None, angle_deg: float | None = None) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.blockers = tuple(dict.fromkeys(blockers))
+        self.cause = cause
+        self.what = what
+        self.point = None if point is None else np.asarray(point, float).copy()
+        self.residual = residual
+        self.gap = gap
+        self.angle_deg = angle_deg
+
+    @property
+    def ik_miss(self) -> bool:
+        """No IK solution from the seed tried: another posture may still reach the point."""
+        return self.cause is FailureCause.IK_MISS
+
+    @property
+    def stopped_short(self) -> str | None:
+        """The move whose hand stopped short of its end (nothing planned hit), else None."""
+        return self.what if self.cause is FailureCause.STOPPED_SHORT else None
+
+    @classmethod
+    def short_of(cls, what: str, gap: float) -> "PrimitiveFailure":
+        return cls(FailureReason.COLLISION, f"{what}: hand blocked {gap * 100:.1f} cm short",
+                   cause=FailureCause.STOPPED_SHORT, what=what, gap=gap)
+
+    @classmethod
+    def no_ik(cls, what: str, point: np.ndarray, err: float, tolerance: float) -> "PrimitiveFailure":
+        return cls(FailureReason.UNREACHABLE, f"{what} {np.round(point, 3).tolist()}: IK residual "
+                                              f"{err * 100:.1f} cm > {tolerance * 100:.1f} cm",
+                   cause=FailureCause.IK_MISS, what=what, point=point, residual=err)
+
+    @classmethod
+    def blocked(cls, what: str, point: np.ndarray, hits: list[str], movable: list[str],
+                posture: bool = False) -> "PrimitiveFailure":
+        where = "posture change" if posture else f"path to {np.round(point, 3).tolist()}"
+        return cls(FailureReason.COLLISION, f"{what}: {where} blocked by {', '.join(hits)}", movable,
+                   cause=FailureCause.PATH_BLOCKED, what=what, point=point)
+
+    @classmethod
+    def arm_hit(cls, what: str, hits: list[str], movable: list[str]) -> "PrimitiveFailure":
+        return cls(FailureReason.COLLISION, f"{what}: arm hit {', '.join(hits)}", movable,
+                   cause=FailureCause.ARM_HIT, what=what)
+
+    @classmethod
+    def missing(cls, detail: str) -> "PrimitiveFailure":
+        return cls(FailureReason.OBJECT_MISSING, detail, cause=FailureCause.OBJECT_MISSING)
+
+
+class StepResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    index: int
+    primitive: str | None = None
+    object: str | None = None
+    target: str | None = None
+    success: bool
+    reason: FailureReason | None = None
+    cause: FailureCause | None = None  # the precise cause behind `reason` (None on success)
+    detail: str = ""
+    placement_error_m: float | None = None
+    duration_s: float = 0.0
+    moved_aside: list[str] = []  # neighbours the step set aside to get through

@@ -1,0 +1,143 @@
+"""Table-space geometry as plain numpy (no MuJoCo, no robot): hand orientations, footprint gaps, free table
+spots (near a point, set aside from the work, for a hand-off, for a pour) and top-grasp points.
+
+Footprints are (table xy, radius) pairs; zones are ((x_lo, y_lo), (x_hi, y_hi)) boxes; `m` is the robot's
+`MotionConfig` (the distances and counts the searches use)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memora_core.robot.robot import MotionConfig
+
+Footprints = list[tuple[np.ndarray, float]]
+
+
+def palm_rotation(yaw_deg: float, pitch_deg: float, arm: str) -> np.ndarray:
+    """World orientation of the palm frame: turned about z by `yaw_deg` toward the midline (the right hand
+    turns left, the left hand right), then fingers pitched down by `pitch_deg` about the hand's y."""
+    t = np.radians(pitch_deg)
+    c, s = np.cos(t), np.sin(t)
+    pitch = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    a = np.radians(yaw_deg) * (1.0 if arm == "right" else -1.0)
+    ca, sa = np.cos(a), np.sin(a)
+    yaw = np.array([[ca, -sa, 0.0], [sa, ca, 0.0], [0.0, 0.0, 1.0]])
+    return yaw @ pitch
+
+
+def edge_gap(c: np.ndarray, radius: float, footprints: Footprints) -> float:
+    """Free gap, edge to edge, between a footprint of `radius` at `c` and the nearest of `footprints`
+    (1 m when there are none)."""
+    return min((float(np.linalg.norm(c - p)) - r - radius for p, r in footprints), default=1.0)
+
+
+def grid(zone: Sequence, step: float) -> list[np.ndarray]:
+    """Table points `step` apart over the (x, y) box `zone`."""
+    lo, hi = np.array(zone[0]), np.array(zone[1])
+    return [np.array([x, y]) for x in np.arange(lo[0], hi[0] + 1e-9, step)
+            for y in np.arange(lo[1], hi[1] + 1e-9, step)]
+
+
+def table_spots(near: np.ndarray, radius: float, footprints: Footprints, m: MotionConfig,
+                min_dist: float = 0.0) -> list[np.ndarray]:
+    """Free table points (every footprint at least `beside_gap` away, edge to edge) within `table_spot_radius`
+    of `near`, at least `min_dist` from it (and, when `min_dist` > 0, at most `beside_reach` beyond it: 'next
+    to' means adjacent), inside `table_zone`; nearest first, at most `table_spot_tries`."""
+    near = np.asarray(near, float)
+    r = np.arange(-m.table_spot_radius, m.table_spot_radius + 1e-9, m.table_spot_step)
+    cands = [near + np.array([dx, dy]) for dx in r for dy in r]
+    if min_dist > 0:  # beside: also the ring itself, so the closest spot is really next to it
+        cands += [near + min_dist * np.array([np.cos(a), np.sin(a)])
+                  for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)]
+    lo, hi = np.array(m.table_zone[0]), np.array(m.table_zone[1])
+    far = min_dist + m.beside_reach if min_dist > 0 else np.inf
+    free = [c for c in cands if min_dist - 1e-9 <= np.linalg.norm(c - near) <= far
+            and np.all(c >= lo) and np.all(c <= hi)
+            and all(np.linalg.norm(c - p) >= rad + radius + m.beside_gap for p, rad in footprints)]
+    free.sort(key=lambda c: (round(float(np.linalg.norm(c - near)), 4), float(c[0]), float(c[1])))
+    return free[: m.table_spot_tries]
+
+
+def aside_spots(radius: float, footprints: Footprints, work: list[np.ndarray], m: MotionConfig,
+                origin: np.ndarray | None = None, keep_clear: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
+    """Free spots in `table_zone` to set an object aside on: at least `aside_distance` from every work point
+    and not in front of the main one (between the robot and it), at least `aside_min_move` from `origin`
+    (where the object stood), off `keep_clear` points; roomiest first, then nearest the zone's middle."""
+    middle = (np.array(m.table_zone[0]) + np.array(m.table_zone[1])) / 2
+    scored = []
+    for c in grid(m.table_zone, m.table_spot_step):
+        if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
+            continue
+        if c[0] < work[0][0] and abs(c[1] - work[0][1]) < m.aside_distance:  # in front of the main work point
+            continue
+        if origin is not None and np.linalg.norm(c - origin[:2]) < m.aside_min_move:
+            continue  # hardly moved: it would stand in the way as before
+        if any(np.linalg.norm(c - k) < radius + m.aside_gap for k in keep_clear):
+            continue
+        gap = edge_gap(c, radius, footprints)
+        if gap >= m.aside_gap:
+            scored.append((round(min(gap, 2 * m.aside_gap), 2), float(np.linalg.norm(c - middle)), c))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [c for _, _, c in scored[: m.table_spot_tries]]
+
+
+def handoff_spots(radius: float, footprints: Footprints, m: MotionConfig) -> list[np.ndarray]:
+    """Free spots (`handoff_gap` clear of every footprint) where one arm can set an object down for the other:
+    the roomiest in `handoff_zone` (both arms reach it) first, then the free spots of `table_zone` nearest the
+    hand-off zone; at most `handoff_tries`."""
+    def gap(c: np.ndarray) -> float:
+        return edge_gap(c, radius, footprints)
+
+    step = m.table_spot_step / 2
+    inner = sorted((c for c in grid(m.handoff_zone, step) if gap(c) >= m.handoff_gap), key=lambda c: -gap(c))
+    centre = (np.array(m.handoff_zone[0]) + np.array(m.handoff_zone[1])) / 2
+    outer = sorted((c for c in grid(m.table_zone, step) if gap(c) >= m.handoff_gap),
+                   key=lambda c: float(np.linalg.norm(c - centre)))
+    return (inner[:1] + outer)[: m.handoff_tries]
+
+
+def pour_spots(cup_radius: float, bottle_radius: float, footprints: Footprints, work_xy: np.ndarray,
+               m: MotionConfig) -> list[np.ndarray]:
+    """Free spots for a cup (`aside_gap` around it) with room on its left or right for the bottle held over
+    its rim, nearest `work_xy` first; at most `table_spot_tries`."""
+    side = np.array([0.0, cup_radius + bottle_radius + 0.01])
+    spots = [c for c in grid(m.table_zone, m.table_spot_step)
+             if edge_gap(c, cup_radius, footprints) >= m.aside_gap
+             and max(edge_gap(c + side, bottle_radius, footprints),
+                     edge_gap(c - side, bottle_radius, footprints)) >= m.aside_gap]
+    spots.sort(key=lambda c: float(np.linalg.norm(c - np.asarray(work_xy)[:2])))
+    return spots[: m.table_spot_tries]
+
+
+def grasp_points(top: np.ndarray, clearance: float, grasp_radius: float,
+                 axes: list[tuple[np.ndarray, float]] | None, m: MotionConfig) -> list[np.ndarray]:
+    """Palm points a top grasp may close at: `clearance` above the top's centre, then, for a long object
+    (`axes`: its horizontal (axis, half length) pairs), above points along its long side(s),
+    `grasp_end_margin` inside its end and within the grasp radius."""
+    up = np.array([0.0, 0.0, clearance])
+    points = [top + up]
+    if axes is None:
+        return points
+    reach = np.sqrt(max(0.0, (grasp_radius + clearance) ** 2 - clearance ** 2)) * 0.9
+    for axis, half in axes:
+        off = min(half - m.grasp_end_margin, reach)
+        if off >= m.grasp_min_offset:
+            d = axis * np.array([1.0, 1.0, 0.0])
+            d /= max(np.linalg.norm(d), 1e-9)
+            points += [top + up + off * d, top + up - off * d]
+    return points
+
+
+def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Sequence[float]) -> list[float]:
+    """Hand yaws (toward the midline, mirrored for the left arm) that put the fingers along `axis`, either
+    end, turned `extra_yaw_deg` further, within `yaw_range`."""
+    theta = float(np.degrees(np.arctan2(axis[1], axis[0])))
+    lo, hi = yaw_range
+    out = []
+    for end in (0.0, 180.0):
+        world = (theta + end + extra_yaw_deg + 180.0) % 360.0 - 180.0
+        yaw = world * (1.0 if arm == "right" else -1.0)
+        if lo <= yaw <= hi:
+            out.append(yaw)
+    return out

@@ -1,0 +1,101 @@
+"""Grasp candidates: the hand poses that fit an object (fixed yaw, or along its long axis), the arm order by
+the object's side, and the choice of the first (point, arm, pose) whose vertical descent is reachable and
+clear, with that descent's checked joint path."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.geometry import aligned_yaws, grasp_points
+from memora_core.robot.robot import GraspPose, SceneObject
+
+GraspKey = tuple
+
+
+def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
+    return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), tuple(np.round(grasp_pt, 3).tolist()))
+
+
+class GraspChooser:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg = c.robot, c.cfg
+
+    def arm_order(self, y: float) -> list[str]:
+        """The arm on the object's side first; the other as a fallback."""
+        first = "left" if y >= self.cfg.motion.left_arm_min_y else "right"
+        return [a for a in (first, "right" if first == "left" else "left") if a in self.cfg.arms]
+
+    def points(self, obj: SceneObject, top: np.ndarray, rot: np.ndarray) -> list[np.ndarray]:
+        axes = None if obj.extent is None else obj.horizontal_axes(rot)
+        return grasp_points(top, self.cfg.grasp.clearance, self.cfg.grasp.radius, axes, self.cfg.motion)
+
+    def poses_for(self, obj: SceneObject, arm: str) -> list[GraspPose]:
+        """The configured grasp poses for `obj` and `arm`; a pose that follows the object's long axis gets its
+        yaw from the object's current orientation (skipped for objects without a long axis)."""
+        out = []
+        for pose in self.cfg.motion.grasp_poses:
+            if not pose.along_long_axis:
+                out.append(pose)
+                continue
+            if obj.extent is None or self.robot.object_pose(obj.name) is None:
+                continue
+            _, rot = self.robot.object_pose(obj.name)
+            axis, _ = max(obj.horizontal_axes(rot), key=lambda a: a[1])
+            out += [pose.model_copy(update={"yaw_deg": yaw})
+                    for yaw in aligned_yaws(axis, pose.yaw_deg, arm, self.cfg.motion.aligned_yaw_range)]
+        return out
+
+    def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
+               top: np.ndarray | None = None,
+               skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
+        """The first (arm, hand pose, grasp point), in a fixed rule order, whose vertical descent from cruise
+        height is reachable and keeps clear of every other object and the table; with that descent's checked
+        joint path (first waypoint: the posture above). NO_GRASP (with the neighbours that blocked the most
+        candidates first) when none is."""
+        arm_motion, state = self.c.arm, self.c.state
+        current, failures = self.robot.arm, []
+        cruise = arm_motion.cruise_z()
+        free = ignore - {obj.name}
+        reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
+        try:
+            # Fixed-yaw hands at every grasp point first; hands along a long object's axis only after them.
+            for base, aligned in [(b, a) for a in (False, True) for b in points]:
+                for arm in arms or self.arm_order(float(base[1])):
+                    self.robot.use_arm(arm)
+                    for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
+                        # A pitched hand's fingers reach further down: its palm stays higher above the table.
+                        grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
+                        if top is not None and np.linalg.norm(grasp_pt - top) > reach:
+                            continue  # too high above this (low) object for the hand to close on it
+                        if grasp_key(arm, pose, grasp_pt) in skip:
+                            continue  # tried already and blocked once the arm moved
+                        above = np.array([grasp_pt[0], grasp_pt[1],
+                                          max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
+                        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+                        state.pose = pose
+                        try:
+                            # The end point first: it is where a crowded grasp fails, and one IK solve says so.
+                            arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
+                            # Down to the grasp the hand must not run into the object either: only at the grasp
+                            # point may it touch it.
+                            path = arm_motion.plan_line(above, free, "above", start_xyz=above)
+                            path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
+                            path += arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
+                            return arm, pose, grasp_pt, path
+                        except PrimitiveFailure as f:
+                            failures.append(f)
+        finally:
+            self.robot.use_arm(current)
+        if not failures:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no hand pose fits {obj.name}",
+                                   cause=FailureCause.NO_GRASP)
+        worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
+        # The neighbours that block the most candidate grasps first: moving those frees the most of them.
+        blockers = [n for n, _ in Counter(b for f in failures for b in f.blockers).most_common()]
+        raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}", blockers,
+                               cause=FailureCause.NO_GRASP, what=worst.what, point=worst.point,
+                               residual=worst.residual)

@@ -1,0 +1,117 @@
+"""Putting a held object down on the table: at a spot, on the first of several spots that works, back where
+it came from, aside out of the way of the work, or for the other arm to take over (hand-off)."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.geometry import aside_spots, edge_gap, handoff_spots, table_spots
+from memora_core.robot.limits import LimitViolation
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from memora_core.robot.robot import SceneObject
+
+log = logging.getLogger(__name__)
+
+
+class PutDown:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg = c.robot, c.cfg
+
+    def spots_near(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
+        """Free table spots for `obj` near `near` (see `geometry.table_spots`)."""
+        return table_spots(near, obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion, min_dist)
+
+    def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
+        scene, arm = self.c.scene, self.c.arm
+        hang = scene.hang(obj.name)
+        ignore = {obj.name, "table"}
+        self.c.transit.transit(xy + hang[:2], {obj.name})
+        # A carry that had to let the hand turn arrives with the object hanging differently: aim from here.
+        hang = scene.hang(obj.name)
+        centre = np.array([xy[0], xy[1], self.c.table_z + scene.held_half_up(obj) + self.cfg.motion.release_gap])
+        arm.go(centre + hang, ignore, "lower")
+        self.robot.release()
+        self.robot.settle(self.cfg.motion.settle_s)
+        self.c.transit.retract(ignore)
+
+    def set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> None:
+        """Put the held `obj` down on the first of `spots` the arm can lower it onto."""
+        failure = None
+        for spot in spots:
+            try:
+                self.put_down_at(obj, spot)
+                return
+            except PrimitiveFailure as f:
+                failure = failure or f
+                if self.robot.held_object() != obj.name:
+                    raise
+        raise failure
+
+    def put_back_near(self, obj: SceneObject, xy: np.ndarray) -> None:
+        """Put the held `obj` down at `xy`, or on the nearest free table spot the arm can lower it onto."""
+        self.set_down_on_first(obj, [np.asarray(xy)] + self.spots_near(obj, np.asarray(xy)))
+
+    def put_back(self, obj: SceneObject) -> None:
+        """Set the held `obj` down where it was picked from (free: it just left it) and stow the arm; letting go
+        wherever the hand is, the last resort, would drop it from carry height."""
+        origin = self.c.state.origins.get(obj.name)
+        if origin is not None:
+            try:
+                self.put_down_at(obj, origin[:2])
+            except (PrimitiveFailure, LimitViolation) as f:
+                log.info("could not put %s back: %s", obj.name, getattr(f, "detail", f))
+        self.c.skills.pick.back_off(obj)
+
+    def set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
+        """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto."""
+        keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
+        spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, self.cfg.motion,
+                            self.c.state.origins.get(obj.name), keep_clear)
+        if not spots:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
+                                   cause=FailureCause.NO_SPOT)
+        self.set_down_on_first(obj, spots)
+        self.c.scene.check_standing(obj, "set aside")
+
+    def park(self, obj: SceneObject, work: list[np.ndarray]) -> None:
+        """Put down the held `obj` of a blocked step while room is made: back where it was picked if that spot
+        is still free, else on an aside spot."""
+        origin = self.c.state.origins.get(obj.name)
+        gap = self.cfg.motion.beside_gap
+        if origin is not None and edge_gap(origin[:2], obj.radius, self.c.scene.footprints(obj.name)) >= gap:
+            try:
+                self.put_down_at(obj, origin[:2])
+            except PrimitiveFailure as f:
+                if self.robot.held_object() != obj.name:
+                    raise
+                log.debug("could not put %s back (%s); setting it aside", obj.name, f.detail)
+        if self.robot.held_object() == obj.name:
+            self.set_aside(obj, work)
+        else:
+            self.c.scene.check_standing(obj, "put back")
+
+    def hand_off(self, obj: SceneObject) -> bool:
+        """The held object cannot be brought to its goal by this arm: put it down where both arms reach and
+        pick it up with the other arm. False when there is no other arm or no spot to put it down on."""
+        other = [a for a in self.cfg.arms if a != self.robot.arm]
+        if not other:
+            return False
+        spots = handoff_spots(obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion)
+        if not spots:
+            return False
+        log.info("handing %s over from the %s to the %s arm", obj.name, self.robot.arm, other[0])
+        try:
+            self.set_down_on_first(obj, spots)
+        except PrimitiveFailure as f:
+            if self.robot.held_object() != obj.name:
+                raise
+            log.info("could not put %s down for the hand-off: %s", obj.name, f.detail)
+            return False
+        self.robot.settle(self.cfg.motion.settle_s)
+        # Only the other arm: by the object's side the rule would choose the same arm again.
+        self.c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
+        return True

@@ -1,0 +1,137 @@
+"""Step-level recoveries, tried in order after a skill fails: the first whose `applies` holds runs; when it
+succeeds the step is tried again, else the original failure stands. Each recovery has a budget per step.
+
+1. `TuckAndRetry` — a move_to of an empty hand failed for a motion reason other than hitting something
+   (chained IK can leave the arm wound up): tuck the arm and go again from a fresh posture, once.
+2. `MakeRoom` — a pick/place/pour is blocked by neighbours the step is not about: set one aside on a free
+   table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`.
+
+The skills' own fall-backs (next grasp, next free spot, hand-off to the other arm, bringing a cup nearer)
+live with the skill they belong to."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, PrimitiveFailure
+from memora_core.robot.limits import LimitViolation
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+
+log = logging.getLogger(__name__)
+
+# Steps that may move a neighbour aside to get through (a move_to or a hand-over only passes over the table).
+ROOM_MAKING = frozenset({Primitive.PICK, Primitive.PLACE, Primitive.POUR})
+# Motion failures a fresh arm posture may overcome (not: the arm hit something).
+POSTURE_CAUSES = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, FailureCause.PATH_BLOCKED,
+                            FailureCause.STOPPED_SHORT})
+
+
+@dataclass
+class StepAttempt:
+    """What recoveries did during one step."""
+    moved: list[str] = field(default_factory=list)  # neighbours set aside
+    used: list[str] = field(default_factory=list)   # recoveries run, in order
+
+
+class Recovery(Protocol):
+    name: str
+
+    def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool: ...
+
+    def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool: ...
+
+
+class TuckAndRetry:
+    name = "tuck_and_retry"
+
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+
+    def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        return (call.primitive is Primitive.MOVE_TO and f.cause in POSTURE_CAUSES
+                and self.c.robot.held_object() is None and self.name not in attempt.used)
+
+    def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        log.info("%s %s: %s; tucking the arm and trying again", call.primitive.value, call.target, f.detail)
+        self.c.transit.stow(self.c.robot.arm)
+        return True
+
+
+class MakeRoom:
+    name = "make_room"
+
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+
+    def _candidates(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> list[str]:
+        involved = self.involved(call)
+        return [b for b in f.blockers if b not in involved and b not in attempt.moved]
+
+    def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        return (call.primitive in ROOM_MAKING and len(attempt.moved) < self.c.cfg.motion.clear_moves
+                and bool(self._candidates(f, call, attempt)))
+
+    def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        blocker = next((b for b in self._candidates(f, call, attempt) if self.clear_away(b, call)), None)
+        if blocker is None:
+            return False
+        attempt.moved.append(blocker)
+        log.info("moved %s aside (it blocked: %s); trying %s again", blocker, f.detail, call.primitive.value)
+        return True
+
+    def involved(self, call: PrimitiveCall) -> set[str]:
+        """The objects a step is about (never moved aside for it): its object, its target, what already lies in
+        the target, and the held object."""
+        names = set()
+        for query in (call.object, call.target):
+            obj = self.c.resolver.resolve(query) if query else None
+            if obj is not None:
+                names.add(obj.name)
+                names |= self.c.scene.inside(obj)
+        held = self.c.robot.held_object()
+        return names | ({held} if held else set())
+
+    def work_xy(self, call: PrimitiveCall) -> np.ndarray:
+        """Where a step works on the table: its target's position, else its object's."""
+        for query in (call.target, call.object):
+            region = self.c.regions.get((query or "").lower())
+            if region is not None:
+                return region[:2].copy()
+            obj = self.c.resolver.resolve(query) if query else None
+            if obj is not None and self.c.scene.xy(obj.name) is not None:
+                return self.c.scene.xy(obj.name).copy()
+        return self.c.robot.hand_position()[:2].copy()
+
+    def clear_away(self, blocker: str, call: PrimitiveCall) -> bool:
+        """Set `blocker` aside; a held object (a place that was blocked) is first put down on a free spot too,
+        and is picked again by the retried step. False when any of it failed."""
+        c = self.c
+        work = [self.work_xy(call)]
+        try:
+            held = c.robot.held_object()
+            if call.primitive is Primitive.PICK and held is not None and self.involved(call) & {held}:
+                # A pick that got hold of its object but could not lift it: let go where it stands first.
+                if not c.skills.pick.back_off(c.resolver.require(held)):
+                    return False
+                held = None
+            if held is not None and held != blocker:
+                c.putdown.park(c.resolver.require(held), work)
+            # The step's own objects are picked again by the retried step: keep the blocker away from them too.
+            work += [c.scene.xy(n) for n in self.involved(call) - {blocker} if c.scene.xy(n) is not None]
+            c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
+            c.putdown.set_aside(c.resolver.require(blocker), work)
+            return True
+        except (PrimitiveFailure, LimitViolation) as f:
+            log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
+            if c.robot.held_object() == blocker:
+                c.putdown.put_back(c.resolver.require(blocker))
+            return False
+
+
+def default_recoveries(c: ControlContext) -> list[Recovery]:
+    """The step-level recoveries, in the order they are considered."""
+    return [TuckAndRetry(c), MakeRoom(c)]

@@ -1,0 +1,229 @@
+"""The pick skill: choose a grasp, carry the hand above it, descend (guarded: the hand closes as soon as it
+can), close, test-lift and lift. Its own retries: the next grasp candidate when one fails once the arm moves
+(after letting go and stowing), and once per pick a fresh start from the tuck when the arm is wound up."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.grasping import GraspKey, grasp_key
+from memora_core.robot.control.state import LiftClearance
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from memora_core.robot.robot import SceneObject
+
+log = logging.getLogger(__name__)
+
+
+class PickSkill:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg = c.robot, c.cfg
+
+    def __call__(self, call: PrimitiveCall) -> None:
+        self.pick(call)
+
+    def ensure_held(self, name: str | None) -> SceneObject:
+        obj = self.c.resolver.find(name, "object")
+        if self.robot.held_object() != obj.name:
+            self.pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name))
+        return obj
+
+    def pick(self, call: PrimitiveCall, arms: list[str] | None = None) -> None:
+        """Pick, and when the chosen grasp fails once the arm is moving, put the object back if it was taken,
+        take the arm out of the way and try the next grasp candidate (often the other arm)."""
+        obj = self.c.resolver.find(call.object, "object")
+        if self.robot.held_object() == obj.name:
+            return None
+        tried: set[GraspKey] = set()
+        fresh_start = True  # once per pick: see below
+        for attempt in range(1, self.cfg.motion.pick_attempts + 1):
+            before = set(tried)
+            try:
+                try:
+                    return self.pick_once(obj, arms, tried)
+                except PrimitiveFailure as f:
+                    if not (fresh_start and self.twisted_out_of_reach(f)):
+                        raise
+                    # Chained IK solves regularise toward the current posture: the arm can sit wound up where the
+                    # next move does not solve. Tuck it and plan the same grasp again (not counted as an attempt).
+                    fresh_start = False
+                    log.info("pick %s: %s from the current arm posture; tucking the arm and trying again",
+                             obj.name, f.detail)
+                    self.c.transit.stow(self.robot.arm)
+                    tried.intersection_update(before)
+                    return self.pick_once(obj, arms, tried)
+            except PrimitiveFailure as f:
+                if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
+                        or f.cause is FailureCause.NO_GRASP):
+                    if self.robot.held_object() == obj.name:  # giving up: do not keep what could not be lifted
+                        self.back_off(obj)
+                    raise
+                if not self.back_off(obj):
+                    raise
+                log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
+        return None
+
+    def twisted_out_of_reach(self, f: PrimitiveFailure) -> bool:
+        """A move of an empty hand failed for want of an IK solution while the arm is up at the table (not
+        tucked): a fresh posture may reach what this one cannot."""
+        return (f.ik_miss and self.robot.held_object() is None
+                and self.robot.hand_position()[0] > self.cfg.motion.stow_x + 0.02)
+
+    def back_off(self, obj: SceneObject) -> bool:
+        """After a failed grasp: let go of `obj` where it is and stow the arm; False when the object no longer
+        stands upright (nothing more to try) or the arm cannot get away."""
+        if self.robot.held_object() == obj.name:
+            self.robot.release()
+            self.robot.settle(self.cfg.motion.settle_s)
+        if self.robot.held_object() is not None:
+            return False
+        self.c.state.drop_hold()
+        try:
+            self.c.transit.stow(self.robot.arm)
+        except PrimitiveFailure:
+            return False
+        pose = self.robot.object_pose(obj.name)
+        return pose is not None and obj.graspable(pose[1])
+
+    def pick_once(self, obj: SceneObject, arms: list[str] | None, tried: set[GraspKey]) -> None:
+        s = self.c.state
+        held = self.robot.held_object()
+        if held:
+            raise PrimitiveFailure(FailureReason.NOT_ALLOWED, f"hand already holds {held}",
+                                   cause=FailureCause.HAND_FULL)
+        pos, rot = self.robot.object_pose(obj.name)
+        if not obj.graspable(rot):
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} is lying over; top grasp impossible",
+                                   cause=FailureCause.NOT_GRASPABLE)
+        s.origins[obj.name] = pos.copy()
+        if not obj.upright(rot):  # a box knocked onto a side is taken from the top as it lies (and set down so)
+            s.lying.add(obj.name)
+        top = pos + np.array([0, 0, obj.half_up(rot)])
+        ignore = {obj.name}
+        grasps = self.c.grasps
+        arm, pose, grasp_pt, checked = grasps.choose(obj, grasps.points(obj, top, rot), ignore, arms, top, tried)
+        tried.add(grasp_key(arm, pose, grasp_pt))
+        self.c.transit.select_arm(arm)
+        s.pose = pose
+        s.grasping = obj.name
+        self.c.transit.transit(grasp_pt[:2], ignore, grasp_pt[2] + self.cfg.motion.approach_height)  # above it
+        try:
+            self.descend(grasp_pt, checked, ignore)                                 # pre-grasp, approach
+        except PrimitiveFailure as f:
+            # Fingers resting on the object stop the palm a little short: close the hand there if it is in reach.
+            if f.stopped_short != "approach" or not self.robot.grasp(obj.name):
+                raise
+        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
+            self.close_in(obj, grasp_pt, ignore)
+        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name, self.finger_reach()):
+            gap = float(np.linalg.norm(self.robot.hand_position() - top))
+            # Whatever the hand rests on instead is what kept it from the object.
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
+                                   self.c.resolver.movable(self.c.scene.touching_now() - {obj.name}),
+                                   cause=FailureCause.PALM_SHORT, gap=gap)
+        self.lift(obj)
+        self.c.scene.check_held(obj.name)
+        now, _ = self.robot.object_pose(obj.name)
+        if now[2] < s.origins[obj.name][2] + 0.5 * self.cfg.motion.lift_height:
+            raise PrimitiveFailure(FailureReason.SLIPPED, f"{obj.name} did not come up with the hand",
+                                   cause=FailureCause.SLIPPED)
+        return None
+
+    def descend(self, grasp_pt: np.ndarray, checked: list[dict[str, float]], ignore: set[str]) -> None:
+        """Pre-grasp and approach, planned again from the arm's actual posture after the transit; when that is
+        blocked, change posture in joint space to the checked one above the object and follow the checked descent."""
+        arm = self.c.arm
+        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+        free = {n for n in ignore if n != self.robot.held_object()} - {self.c.state.grasping}
+        try:
+            to_pre = arm.plan_line(pre, free, "pre-grasp")
+            arm.plan_line(grasp_pt, ignore, "approach", to_pre[-1], pre)  # checked before moving
+        except PrimitiveFailure as f:
+            log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
+            above = np.array([grasp_pt[0], grasp_pt[1], max(arm.cruise_z(), pre[2])])
+            if np.linalg.norm(self.robot.hand_position() - above) > 0.01:
+                arm.go(above, ignore, "above")
+            arm.follow(arm.joint_line(checked[0], ignore, "above"), above, ignore, "above")
+            arm.follow(checked[1:], grasp_pt, ignore, "approach")
+            return
+        arm.follow(to_pre, pre, free, "pre-grasp")
+        self.guarded_approach(grasp_pt, ignore)
+
+    def guarded_approach(self, grasp_pt: np.ndarray, ignore: set[str]) -> None:
+        """Down from the pre-grasp in `close_in_step` moves, closing the hand as soon as it can: a hand that
+        kept pressing down after touching would push a light box over or away (a guarded move)."""
+        start = self.robot.hand_position()
+        steps = max(1, int(np.ceil(np.linalg.norm(grasp_pt - start) / self.cfg.motion.close_in_step)))
+        name = self.c.state.grasping
+        obj = self.c.resolver.require(name) if name else None
+        # Only an object that tips (tall for its footprint) is taken at the first touch.
+        tips = obj is not None and obj.half_height >= self.cfg.motion.tip_ratio * obj.radius
+        for k in range(1, steps + 1):
+            point = start + (grasp_pt - start) * k / steps
+            self.c.arm.go(point, ignore, "approach", exact=k == steps)
+            if obj is not None and self.robot.grasp(obj.name, self.finger_reach() if tips else 0.0):
+                return
+
+    def close_in(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str]) -> None:
+        """The palm stopped short of the grasp point: step straight down in small checked moves until the hand
+        can close, giving up when a move is refused."""
+        for k in range(1, self.cfg.motion.close_in_steps + 1):
+            point = grasp_pt - np.array([0.0, 0.0, self.cfg.motion.close_in_step * (k - 1)])
+            try:
+                self.c.arm.go(point, ignore, "approach", exact=False)
+            except PrimitiveFailure:
+                return
+            if self.robot.grasp(obj.name):
+                return
+
+    def finger_reach(self) -> float:
+        """How far the current hand's fingertips reach below its palm beyond a level hand's."""
+        return max(0.0, self.c.state.pose.min_palm_height - self.cfg.motion.grasp_poses[0].min_palm_height)
+
+    def lift(self, obj: SceneObject) -> None:
+        """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
+        and whatever the hand or object touched at the grasp are left behind by a vertical move."""
+        s, arm = self.c.state, self.c.arm
+        hand = self.robot.hand_position()
+        contacts = {"table"} | self.c.scene.touching_now()
+        s.lift_clear = LiftClearance(obj.name, hand[:2].copy(), contacts)
+        s.held_rot, s.held_cost = self.robot.hand_rotation(), None
+        self.lift_test(obj, hand, contacts)
+        hand = self.robot.hand_position()
+        heights = [z for z in arm.cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
+        heights.append(hand[2] + self.cfg.motion.lift_height)
+        failure = None
+        for z in heights:
+            point = np.array([hand[0], hand[1], z])
+            try:
+                path = arm.plan_line(point, contacts, "lift")
+            except PrimitiveFailure as f:
+                failure = failure or f
+                continue
+            arm.follow(path, point, contacts, "lift")
+            return
+        raise failure
+
+    def lift_test(self, obj: SceneObject, hand: np.ndarray, contacts: set[str]) -> None:
+        """Raise the object a little first and look: a neighbour caught on the fingers rises with it. Then set
+        the object back down, let go and report the neighbour as the blocker."""
+        arm = self.c.arm
+
+        def heights() -> dict[str, float]:
+            return {o.name: float(self.robot.object_pose(o.name)[0][2]) for o in self.c.resolver.objects()
+                    if o.name != obj.name and self.robot.object_pose(o.name) is not None}
+        before = heights()
+        point = hand + np.array([0.0, 0.0, self.cfg.motion.lift_test_height])
+        arm.follow(arm.plan_line(point, contacts, "lift"), point, contacts, "lift", exact=False)
+        risen = [n for n, z in heights().items() if z - before.get(n, z) > self.cfg.motion.lift_test_height / 3]
+        if not risen:
+            return
+        arm.follow(arm.plan_line(hand, contacts | set(risen), "lift"), hand, contacts | set(risen), "lift",
+                   exact=False)
+        self.robot.release()
+        self.robot.settle(self.cfg.motion.settle_s)
+        raise PrimitiveFailure(FailureReason.COLLISION, f"lift: {', '.join(risen)} came up with {obj.name}", risen,
+                               cause=FailureCause.LIFTED_NEIGHBOUR, what="lift")

@@ -1,0 +1,184 @@
+"""The place skill: find where the object goes, a release point the arm can lower it onto, carry it there and
+lower it (aiming the object itself), let go, retract and check where it landed. Its own fall-backs: the next
+free table spot, and handing the object to the other arm when this one cannot bring it there."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.resolve import TABLE_WORDS, normalise
+from memora_core.robot.control.targets import place_target
+from memora_core.robot.primitives import PrimitiveCall
+from memora_core.robot.robot import SceneObject
+
+log = logging.getLogger(__name__)
+
+
+class PlaceSkill:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg = c.robot, c.cfg
+
+    def __call__(self, call: PrimitiveCall) -> float:
+        return self.place(call)
+
+    def place(self, call: PrimitiveCall) -> float:
+        c, m = self.c, self.cfg.motion
+        found = c.resolver.find(call.object, "object")
+        if normalise(call.target) in TABLE_WORDS and c.scene.resting_on_table(found):
+            return 0.0  # 'put it on the table' and it already stands there (a pour puts the bottle back)
+        obj = c.skills.pick.ensure_held(call.object)
+        target = place_target(c, call.target or "", call.relation, obj)
+        goal, tol, receptacle = target.point, target.tolerance, target.receptacle
+        target_xy = goal[:2].copy()  # the error is always measured against the target's centre
+        if receptacle == obj.name:
+            raise PrimitiveFailure(FailureReason.NOT_ALLOWED, "cannot place an object in itself",
+                                   cause=FailureCause.NOT_ALLOWED)
+        ignore = {obj.name} | ({receptacle} if receptacle else set())
+        if receptacle is None:
+            ignore.add("table")  # putting it down on the table: the object's bottom meets the table
+        slack = max(0.0, tol - m.place_tolerance * 0.5)
+        try:
+            release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+        except PrimitiveFailure as first:
+            try:  # a free table spot this arm cannot lower onto: the next free one
+                release, goal, target_xy = self.next_table_spot(obj, target.spots[1:], ignore, slack, first)
+            except PrimitiveFailure:
+                if not c.putdown.hand_off(obj):
+                    raise first from None
+                release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+        spots = [s for s in target.spots if np.linalg.norm(s - target_xy) > 1e-6]
+        # Into a container: the held object coming to rest on what is already in it stops the hand a little
+        # short; letting go there still drops it into the container (checked below).
+        into = bool(receptacle and (call.relation == "in" or c.resolver.require(receptacle).container))
+        handed = False
+        while True:
+            try:
+                c.transit.transit(release[:2], ignore, release[2] + m.approach_height)  # carry
+            except PrimitiveFailure as f:
+                if self.stopped_reaching_across(f, release) and not handed:
+                    # Nothing hit, yet the hand stopped short on the far side of the body: the arm presses into
+                    # its own torso there. The other arm takes the object over.
+                    if not c.putdown.hand_off(obj):
+                        raise
+                    handed = True
+                    release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+                    continue
+                if f.reason is not FailureReason.UNREACHABLE:
+                    raise
+                if not spots:
+                    # This arm cannot carry the object there from where it holds it: the other arm takes it, once.
+                    if handed or not c.putdown.hand_off(obj):
+                        raise
+                    handed = True
+                    release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+                    continue
+                release, goal, target_xy = self.next_table_spot(obj, spots, ignore, slack, f)
+                continue
+            try:
+                self.lower_onto(obj, release, goal, ignore, receptacle if into else None)
+                break
+            except PrimitiveFailure as f:
+                # Over the spot the object hangs differently than planned, or the fingers meet a neighbour on the
+                # way down: on the table, lift again and take the next free spot.
+                if (receptacle is not None or not spots or f.cause is FailureCause.ARM_HIT
+                        or self.robot.held_object() != obj.name):
+                    raise
+                log.info("place %s: %s; trying the next free spot", obj.name, f.detail)
+                release, goal, target_xy = self.next_table_spot(obj, spots, ignore, slack, f)
+        c.scene.check_held(obj.name)
+        self.robot.release()                                                          # release
+        self.robot.settle(m.settle_s)
+        c.transit.retract(ignore | {"table"} | c.scene.touching_now())               # retract
+        self.robot.settle(m.settle_s)
+        pos, rot = self.robot.object_pose(obj.name)
+        err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
+        if err > tol:
+            raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} landed {err * 100:.1f} cm from target",
+                                   cause=FailureCause.LANDED_OFF, gap=err)
+        if c.scene.fell_over(obj, rot) and not into:
+            raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over", cause=FailureCause.FELL_OVER)
+        return err
+
+    def stopped_reaching_across(self, f: PrimitiveFailure, point: np.ndarray) -> bool:
+        """`f` says the hand stopped short with nothing hit while carrying toward `point` on the other arm's
+        side of the body."""
+        return (f.stopped_short is not None and not f.blockers
+                and self.c.grasps.arm_order(float(point[1]))[0] != self.robot.arm)
+
+    def next_table_spot(self, obj: SceneObject, spots: list[np.ndarray], ignore: set[str], slack: float,
+                        failure: PrimitiveFailure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(release, landing point, spot) of the first of the remaining `spots` the arm can lower onto (each
+        tried is taken off the list); `failure` is raised when none is left."""
+        while spots:
+            spot = spots.pop(0)
+            try:
+                release, goal = self.release_point(obj, np.array([spot[0], spot[1], self.c.table_z]), ignore, slack)
+                return release, goal, spot.copy()
+            except PrimitiveFailure:
+                continue
+        raise failure
+
+    def release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str], slack: float = 0.0,
+                      receptacle: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(palm point where the held object's bottom is just above the landing point, landing point), after
+        checking that the current arm can lower it there without touching anything else. The landing point is
+        `goal`, else one shifted by `slack` toward each side (a neighbour may crowd one side of a bowl)."""
+        c, m = self.c, self.cfg.motion
+        hang = c.scene.hang(obj.name)
+        shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
+                                  for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)] if slack > 0 else [np.zeros(3)]
+        container = bool(receptacle and c.resolver.require(receptacle).container)
+        # Into an empty container: just above the rim first, then from a little higher when a neighbour blocks.
+        drops = [0.0] + (list(m.container_drops[1:]) if container else [])
+        inside = c.scene.contents(receptacle, obj.name) if container else []
+        if inside:
+            # Something already lies in it: aim at its free part and let go above whatever is in there.
+            def away(s: np.ndarray) -> float:
+                return -min(float(np.linalg.norm(goal[:2] + s[:2] - p[:2])) for p, _ in inside)
+            shifts.sort(key=away)
+            above_rim = max(0.0, max(top for _, top in inside) - goal[2])
+            drops = [above_rim + d for d in m.container_drops]
+        failure = None
+        for drop, shift in [(d, s) for d in drops for s in shifts]:
+            land = goal + shift + np.array([0.0, 0.0, drop])
+            release = land + np.array([0, 0, c.scene.held_half_up(obj) + m.release_gap]) + hang
+            for z in c.arm.cruise_levels():
+                above = np.array([release[0], release[1], z])
+                try:
+                    # The carry may re-posture to get there: probe with a fresh posture too.
+                    q_above = c.arm.plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
+                    c.arm.plan_line(release, ignore, "lower", q_above, above)
+                    return release, land
+                except PrimitiveFailure as f:
+                    failure = failure or f
+        raise failure
+
+    def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
+        """Lower the held object to `point`; into `container`, stopping short on its contents is fine."""
+        try:
+            self.c.arm.go(point, ignore, "lower")
+        except PrimitiveFailure as f:
+            if not (container and f.stopped_short == "lower" and self.c.scene.over(container, held)):
+                raise
+
+    def lower_onto(self, obj: SceneObject, release: np.ndarray, goal: np.ndarray, ignore: set[str],
+                   container: str | None) -> None:
+        """From above the release point, lower the held object until it is just above `goal`, aiming the
+        object itself there."""
+        c, s = self.c, self.c.state
+        c.scene.check_held(obj.name)
+        if s.held_cost is not None:
+            # After a relaxed carry the hand keeps the orientation it arrived with.
+            s.held_rot, s.held_cost = self.robot.hand_rotation(), None
+        above = release + [0, 0, self.cfg.motion.approach_height]
+        self._lower(above, ignore, obj.name, container)
+        # Correct for hand-orientation drift during the carry: aim the object itself at the goal, height included.
+        pos, _ = self.robot.object_pose(obj.name)
+        hung = goal[2] + c.scene.held_half_up(obj) + self.cfg.motion.release_gap + (above[2] - pos[2])
+        fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
+        ws = self.robot.limits.config.workspace
+        self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, container)

@@ -1,0 +1,195 @@
+"""Free-space moves between the work spots: the level carry at cruise height (with its fall-backs: lower
+or higher levels, a relaxed hand orientation, a re-posture in joint space), the stow/tuck of an arm, the
+switch of arms and the retract after letting go."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+
+log = logging.getLogger(__name__)
+
+
+class Transit:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg, self.arm = c.robot, c.cfg, c.arm
+
+    def lift_contacts(self) -> set[str]:
+        """What the hand/held object touched at the grasp, while the palm is still straight above the grasp."""
+        lc = self.c.state.lift_clear
+        if lc is None:
+            return set()
+        if self.robot.held_object() != lc.name or np.linalg.norm(self.robot.hand_position()[:2] - lc.xy) > 0.01:
+            return set()
+        return lc.contacts
+
+    def first_level(self, hand: np.ndarray, levels: list[float], ignore: set[str]) -> float:
+        """The highest of `levels` the palm can rise to straight up from `hand`; the lowest when none plans
+        (the move then reports why)."""
+        for z in levels:
+            try:
+                self.arm.plan_line(np.array([hand[0], hand[1], z]), ignore, "lift")
+                return z
+            except PrimitiveFailure:
+                continue
+        return levels[-1]
+
+    def _out_of_tuck(self, hand: np.ndarray, z: float, ignore: set[str]) -> None:
+        """Up from beside the hip to in front of the shoulder (rough is enough: the lift and carry are planned
+        from where the palm really is). The hand's orientation hardly matters here; when the straight line
+        sweeps the torso or other arm into the table: straight up beside the hip first, then forward."""
+        ready = np.array([self.cfg.motion.stow_x, hand[1], z])
+        s = self.c.state
+        pose, free = s.pose, self.robot.held_object() is None
+        if free:
+            s.pose = pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
+        try:
+            self.arm.go(ready, ignore, "ready", exact=False, bisect=False)
+        except PrimitiveFailure as first:
+            try:
+                self.arm.go(np.array([hand[0], hand[1], z]), ignore, "ready", exact=False, bisect=False)
+                self.arm.go(ready, ignore, "ready", exact=False, bisect=False)
+            except PrimitiveFailure:
+                raise first from None
+        finally:
+            s.pose = pose
+
+    def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0) -> None:
+        """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
+        cannot reach at cruise height is approached at a lower level if that is still clear."""
+        s = self.c.state
+        hand = self.robot.hand_position()
+        levels = [max(z, min_z) for z in self.arm.cruise_levels()]
+        z = levels[0]
+        if hand[0] < self.cfg.motion.stow_x - 0.02:  # tucked beside the hip
+            self._out_of_tuck(hand, z, ignore)
+            hand = self.robot.hand_position()
+        if hand[2] < z - 0.02:
+            up = ignore | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
+            touching = self.c.scene.touching_now() - up
+            if touching:
+                # The hand rests against a neighbour: a short straight move up leaves it behind.
+                self.arm.go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], up | touching, "lift", exact=False)
+                hand = self.robot.hand_position()
+            self.arm.go(np.array([hand[0], hand[1], self.first_level(hand, levels, up)]), up, "lift")
+        failure = None
+        # A tall neighbour in the forearm's way at cruise height: also try passing higher.
+        levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
+        # Holding the grasp's hand orientation may put a far target out of reach: then once more with the
+        # hand free to turn. A relaxed carry stays relaxed for the rest of this hold.
+        relax = [None] + ([self.cfg.motion.relaxed_held_orientation_cost] if self.robot.held_object() else [])
+        try:
+            for held_cost in relax:
+                s.held_cost = held_cost
+                for level in levels:
+                    try:
+                        self._carry_at(above_xy, level, ignore)
+                        return
+                    except PrimitiveFailure as f:
+                        failure = failure or f
+                        if f.reason is not FailureReason.UNREACHABLE and not (
+                                f.cause is FailureCause.PATH_BLOCKED and f.what == "carry"):
+                            raise  # something was hit, or the arm moved: no other level is planned from here
+        except PrimitiveFailure:
+            s.held_cost = None
+            raise
+        s.held_cost = None
+        if failure.ik_miss:
+            # Every straight line from this posture fails to solve (the arm may be wound up): solve the end point
+            # afresh from the rest posture and change posture in joint space, checked for clearance.
+            for level in levels:
+                try:
+                    self.reposture(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
+                    return
+                except PrimitiveFailure as f:
+                    if f.reason is not FailureReason.UNREACHABLE:
+                        raise failure from f
+        raise failure
+
+    def _carry_at(self, above_xy: np.ndarray, level: float, ignore: set[str]) -> None:
+        """To `level` straight up/down (the level line checked first), then level to above `above_xy`."""
+        if abs(self.robot.hand_position()[2] - level) > 0.01:
+            h = self.robot.hand_position()
+            self.arm.plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
+                               start_xyz=np.array([h[0], h[1], level]), margin=self.arm.transit_margin)
+            self.arm.go(np.array([h[0], h[1], level]), ignore | self.lift_contacts(), "carry level")
+        self.arm.go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry", margin=self.arm.transit_margin)
+
+    def reposture(self, point: np.ndarray, ignore: set[str], what: str) -> None:
+        """Put the palm at `point` with a posture solved for that point alone, reached by a clearance-checked
+        joint-space move."""
+        s = self.c.state
+        rot, cost = self.arm.rotation(), s.pose.orientation_cost
+        if s.held_rot is not None and self.robot.held_object() is not None:
+            rot, cost = s.held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        [(q, _)] = self.arm.solve_fresh(point, rot, cost, what)
+        log.debug("%s: re-posturing in joint space to reach %s", what, np.round(point, 3).tolist())
+        # On the way only the end posture may come as close to what `ignore` names as a straight approach would.
+        path = self.arm.joint_line(q, set(), what, end_ignore=ignore)
+        self.arm.follow(path, point, ignore, what)
+        if self.robot.held_object() is not None and s.held_rot is not None:
+            s.held_rot = self.robot.hand_rotation()  # the object hangs as the new posture holds it: keep that
+
+    def stow(self, arm: str) -> None:
+        """Take `arm` out of the way: up to cruise height, back to the table edge, then its home joints."""
+        if arm == self.robot.arm and self.robot.held_object() is None:
+            hand = self.robot.hand_position()
+            if hand[2] > self.c.table_z - 0.05:  # it is up at the table, not already tucked
+                # An empty hand leaving may turn freely (only its position matters).
+                s = self.c.state
+                s.pose = s.pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
+                for z in [max(lv, hand[2]) for lv in self.arm.cruise_levels()] + [hand[2]]:
+                    try:
+                        self.arm.go(np.array([hand[0], hand[1], z]), {"table"} | self.c.scene.touching_now(), "stow",
+                                    exact=False)
+                        self.arm.go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow", exact=False)
+                        break
+                    except PrimitiveFailure as f:
+                        if f.cause is FailureCause.ARM_HIT:
+                            raise  # it moved and hit something: not a matter of another level
+        self.tuck(self.arm.rest_posture(arm))
+
+    def tuck(self, home: dict[str, float]) -> None:
+        """Joint-space move to the tuck, checked for clearance: straight there, else in two stages (forearm
+        first, or shoulder first), else the arm stays raised behind the table's edge rather than sweep
+        through an object."""
+        now = self.robot.joint_positions()
+        distal = {k: v for k, v in home.items() if "elbow" in k or "wrist" in k}
+        proximal = {k: v for k, v in home.items() if k not in distal}
+        blocked = []
+        for stages in ([home], [distal, home], [proximal, home]):
+            try:
+                paths, q = [], dict(now)
+                for goal in stages:
+                    paths.append(self.arm.joint_line_from(q, goal, {"table"} & self.c.scene.touching_now(), "stow"))
+                    q = {**q, **goal}
+            except PrimitiveFailure as f:
+                blocked.append(f.detail)
+                continue
+            for path in paths:
+                slowest = self.robot.limits.min_duration(self.robot.joint_positions(), path[-1]) * 1.1
+                self.robot.command_path(path, max(self.cfg.motion.min_segment_s * 2, slowest))
+            return
+        log.info("the %s arm stays raised: every way to its tuck sweeps past an object (%s)", self.robot.arm,
+                 "; ".join(blocked))
+
+    def select_arm(self, arm: str) -> None:
+        if arm != self.robot.arm:
+            self.stow(self.robot.arm)
+            self.robot.use_arm(arm)
+
+    def retract(self, ignore: set[str]) -> None:
+        """Straight up off what the hand just let go of: `approach_height` if the arm reaches that high here,
+        else as high as it does."""
+        hand, up = self.robot.hand_position(), self.cfg.motion.approach_height
+        for rise in (up, up / 2, self.cfg.motion.lift_test_height):
+            try:
+                self.arm.go(hand + [0.0, 0.0, rise], ignore, "retract")
+                return
+            except PrimitiveFailure as f:
+                if f.reason is not FailureReason.UNREACHABLE or rise == self.cfg.motion.lift_test_height:
+                    raise
