@@ -38,7 +38,7 @@ class SimRobot(Robot):
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
-        self._check = _ClearanceChecker(self.model, self._robot_bodies, self._object_body,
+        self._check = ClearanceChecker(self.model, self._robot_bodies, self._object_body,
                                         config.motion.clearance_margin, config.motion.transit_clearance_margin)
         self._renderer: mujoco.Renderer | None = None
         # Servo feed-forward: the dof of every robot actuator's joint.
@@ -275,7 +275,7 @@ class SimRobot(Robot):
             self._renderer = None
 
 
-class _ClearanceChecker:
+class ClearanceChecker:
     """Kinematic collision check on a private copy of the model whose object and table geoms carry a contact
     margin: a robot (or held-object) geom closer than the margin to a geom of another object or the table
     produces a contact. Physics is never stepped here; only positions are set and collisions detected."""

@@ -391,7 +391,7 @@ class Robot(ABC):
 # type → "module:Class"; imported only when that backend is made.
 ROBOT_REGISTRY: dict[str, str] = {
     "sim": "sim.robot_backend:SimRobot",
-    "unitree_g1": "sim.unitree_bridge.robot:UnitreeG1Robot",
+    "unitree_g1": "memora_core.robot.backends.unitree_g1:UnitreeG1Robot",
 }
 
 

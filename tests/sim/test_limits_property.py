@@ -249,7 +249,7 @@ class _Loopback:
 def g1_robot():
     pytest.importorskip("unitree_sdk2py")
     from sim.g1 import BODY_JOINTS_29
-    from sim.unitree_bridge.robot import UnitreeG1Robot
+    from memora_core.robot.backends.unitree_g1 import UnitreeG1Robot
 
     cfg = load_robot_config("unitree_g1")
     rest = np.array([cfg.home.get(n, 0.0) for n in BODY_JOINTS_29])

@@ -1,4 +1,4 @@
-"""The Unitree G1 as a `Robot` over the Unitree SDK (DDS): the same rule-based controller drives it by
+"""The real Unitree G1 as a `Robot` over the Unitree SDK (DDS): the same rule-based controller drives it by
 publishing `rt/lowcmd` (unitree_hg LowCmd_, CRC-stamped) and reading `rt/lowstate`. On hardware this talks
 to the G1 (domain 0, the robot's interface); in simulation to `python -m sim.unitree_bridge.bridge`
 (domain 1, `lo`).
@@ -32,7 +32,7 @@ from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObjec
 from memora_core.robot.trajectory import JointTrajectory
 from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
 from sim.ik import ArmIK
-from sim.robot_backend import _ClearanceChecker
+from sim.robot_backend import ClearanceChecker
 from sim.scene import Layout, load_scene_config
 from sim.scene.builder import build_scene
 
@@ -61,7 +61,7 @@ class UnitreeG1Robot(Robot):
         self.data = mujoco.MjData(self.model)
         pelvis = self.model.body("pelvis").id
         robot_bodies = {b for b in range(self.model.nbody) if self._below(b, pelvis)}
-        self._check = _ClearanceChecker(self.model, robot_bodies, {}, config.motion.clearance_margin)
+        self._check = ClearanceChecker(self.model, robot_bodies, {}, config.motion.clearance_margin)
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
