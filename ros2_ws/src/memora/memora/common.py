@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -14,6 +15,7 @@ from typing import Any, NoReturn
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions, install_signal_handlers
 
 from memora_core.errors import MemoraError
 
@@ -26,11 +28,16 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
     rclpy turns SIGINT and SIGTERM into a context shutdown, so both end in the same clean path.
     A node that fails while building or spinning is logged and exits 1 so a supervisor can report it.
     """
-    rclpy.init(args=list(args) if args is not None else sys.argv)
+    # rclpy's own handlers only shut the context down, which a node still loading its models (seconds of torch
+    # import and weights) never looks at. Until the node exists, SIGINT/SIGTERM raise KeyboardInterrupt instead;
+    # rclpy's handlers take over for the spin.
+    rclpy.init(args=list(args) if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
     node: Node | None = None
     code = 0
     try:
-        node = factory()
+        with _interrupting_signals():
+            node = factory()
+        install_signal_handlers(SignalHandlerOptions.ALL)
         if threads > 1:
             executor = MultiThreadedExecutor(num_threads=threads)
             executor.add_node(node)
@@ -67,6 +74,20 @@ class OneShot:
 
     node: Node
     code: int = 0
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextmanager
+def _interrupting_signals() -> Iterator[None]:
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextmanager

@@ -89,6 +89,7 @@ class MemoryWriterNode(Node):
     def __init__(self) -> None:
         super().__init__("memory_writer")
         self.p: WriterParams = declare_params(self, WriterParams)
+        self.get_logger().info(f"memory writer loading: {self.p.store_dir} (perception, editor, embedder)")
         self.writer, self.store, self.segmenting = self._build()
         self.episodes: dict[str, _Episode] = {}
         self._orphans: list[tuple[Any, np.ndarray]] = []
