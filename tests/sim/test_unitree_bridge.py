@@ -77,13 +77,13 @@ def _round_trip() -> None:
 
 
 def _drives() -> None:
-    """The controller-side `unitree_g1` Robot publishes LowCmd to the sim bridge process and reads LowState
+    """The controller-side `unitree_g1` Robot (memora_core/robot/backends) publishes LowCmd to the sim bridge process and reads LowState
     back: a joint command arrives, the rule-based controller moves the palm (out of the tuck without
     hooking the table's edge), bad commands and the e-stop are refused before anything is sent."""
     import numpy as np
 
     from memora_core.robot import make_robot
-    from memora_core.robot.control import FailureReason, RuleBasedController
+    from memora_core.robot.control import FailureCause, FailureReason, RuleBasedController
     from memora_core.robot.limits import EStopActive, LimitViolation
     from memora_core.robot.primitives import Primitive, PrimitiveCall
 
@@ -116,11 +116,31 @@ def _drives() -> None:
         assert robot.clearance({"right_shoulder_pitch_joint": -0.8, "right_elbow_joint": 0.0}, set()) == []
 
         ctl = RuleBasedController(robot, 0.74, {"table center": (0.40, -0.15, 0.98)})
+        start_q = robot.joint_positions()
         res = ctl.execute(PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center"))
         assert res.success, res.detail
         assert np.linalg.norm(robot.hand_position() - np.array([0.40, -0.15, 0.98])) < 0.03
         res = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object="coke"))
         assert not res.success and res.reason is FailureReason.OBJECT_MISSING  # no perception on this backend
+        assert res.cause is FailureCause.OBJECT_MISSING
+
+        # Parity: the same controller step on the in-process MuJoCo backend (same kitchen table, no objects)
+        # from the same start posture ends with the palm and the arm's joints where the G1 backend over DDS put them.
+        from sim.scene import Layout
+
+        sim = make_robot("sim_g1", layout=Layout(seed=0, poses={}))
+        upper = {j: v for j, v in start_q.items() if j.startswith(("waist", "left_s", "left_e", "left_w", "right_s",
+                                                                    "right_e", "right_w"))}
+        sim.command(upper, 2.0)
+        sim.settle(0.5)
+        sim_ctl = RuleBasedController(sim, 0.74, {"table center": (0.40, -0.15, 0.98)})
+        assert sim_ctl.execute(PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center")).success
+        assert np.linalg.norm(sim.hand_position() - robot.hand_position()) < 0.03
+        g1_q, sim_q = robot.joint_positions(), sim.joint_positions()
+        arm_joints = [j for j in upper if j.startswith((robot.arm, "waist"))]
+        assert arm_joints and max(abs(g1_q[j] - sim_q[j]) for j in arm_joints) < 0.15, \
+            {j: round(g1_q[j] - sim_q[j], 3) for j in arm_joints}
+        sim.close()
 
         robot.emergency_stop()
         with pytest.raises(EStopActive):
