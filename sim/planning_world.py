@@ -3,11 +3,13 @@ for one arm + the waist of a `SimRobot`, on a private planning copy of its model
 data is only read, at `sync`).
 
 Validity: positions are set and collisions detected (`mj_kinematics` + `mj_collision`, physics never
-stepped). Only contacts that can change with the planned joints are generated: geoms that move with the
-waist (the upper body, both arms) and the held object collide with everything, the rest (legs, table,
-objects resting on it, the floor) not with each other, through the copy's contype/conaffinity bits. What
-counts then: a moving geom or the held object closer than `clearance_margin` to an obstacle (an object or
-the table) that is not ignored; a link of the planned arm overlapping another robot link by more than
+stepped). Only contacts that can change with the planned joints, and can count, are generated (through the
+copy's contype/conaffinity bits): the planned arm and the held object against everything; what the waist
+carries (torso, head, the other arm) against obstacles only, not against itself (rigid among itself) nor the
+legs; nothing static (legs, table, objects resting on it, the floor) against anything static.
+
+What counts then: a moving geom or the held object closer than `clearance_margin` to an obstacle (an object
+or the table) that is not ignored; a link of the planned arm overlapping another robot link by more than
 `self_penetration` (the hands rest against the hips at home); the held object against the robot except its
 own hand. The other arm only moves with the waist here; where that slides its resting hand along a thigh
 the contact does not count (an idle arm is compliant there, and its home posture already presses on it).
@@ -22,10 +24,15 @@ import numpy as np
 from memora_core.robot.motion.config import PlannerConfig
 from memora_core.robot.motion.world import JointSpace
 from sim.g1 import ARM_JOINTS, WAIST_JOINTS, is_arm_link
+from sim.ik import ArmIK
 from sim.robot_backend import SimRobot
 from sim.scene.builder import HAND_BODY
 
-_STATIC, _MOVING = (1, 2), (2, 3)  # (contype, conaffinity): static-static pairs never collide
+# (contype, conaffinity) per group; two geoms collide when (ct1 & ca2) or (ct2 & ca1).
+_OBSTACLE_BITS = (1, 0)     # table, objects, floor: against the groups below that list 1
+_ROBOT_STATIC_BITS = (8, 0)  # pelvis, legs: against the planned arm only
+_WAIST_BITS = (2, 1)        # torso, head, the other arm: against obstacles only
+_ARM_BITS = (4, 15)         # the planned arm and the held object: against everything
 # What a geom is to the validity check.
 OBSTACLE, ROBOT, HELD = 0, 1, 2
 
@@ -71,11 +78,12 @@ class MujocoPlanningWorld:
             if b in self._robot:
                 self._kind[g] = ROBOT
                 self._owner[g] = self._name_id(f"robot:{m.body(b).name}")
-                bits = _MOVING if b in self._moving else _STATIC
+                bits = (_ARM_BITS if is_arm_link(m.body(b).name, arm) else
+                        _WAIST_BITS if b in self._moving else _ROBOT_STATIC_BITS)
             else:
                 name = "table" if g == table else body_name.get(b) or (m.body(b).name or "world")
                 self._owner[g] = self._name_id(name)
-                bits = _STATIC
+                bits = _OBSTACLE_BITS
                 m.geom_margin[g] = config.clearance_margin  # contacts are generated out to the margin
             m.geom_contype[g], m.geom_conaffinity[g] = bits
             if b in self._robot:
@@ -116,7 +124,7 @@ class MujocoPlanningWorld:
         for g in np.flatnonzero(m.geom_bodyid == body):
             if self._owner[g] >= 0:
                 self._kind[g] = HELD
-                m.geom_contype[g], m.geom_conaffinity[g] = _MOVING
+                m.geom_contype[g], m.geom_conaffinity[g] = _ARM_BITS
         self._hand_geoms = np.array([_descends(m, int(b), hand) for b in m.geom_bodyid])
 
     def detach(self) -> None:
@@ -126,7 +134,7 @@ class MujocoPlanningWorld:
             self.data.qpos[adr:adr + 7] = rest
             for g in np.flatnonzero(self._kind == HELD):
                 self._kind[g] = OBSTACLE
-                m.geom_contype[g], m.geom_conaffinity[g] = _STATIC
+                m.geom_contype[g], m.geom_conaffinity[g] = _OBSTACLE_BITS
         self._held = None
         self._hand_geoms[:] = False
 
@@ -196,9 +204,13 @@ class MujocoArmKinematics:
     """`ArmKinematics` for one arm of a `SimRobot`: its mink IK (sim/ik.py) over the arm + waist, with every
     other joint as the robot commands it now."""
 
-    def __init__(self, robot: SimRobot, arm: str) -> None:
+    def __init__(self, robot: SimRobot, arm: str, self_clearance: float | None = None) -> None:
         self.space = joint_space(robot, arm)
         self.ik = robot.iks[arm]
+        if self_clearance is not None:  # the robot's IK, keeping the arm this far off the torso (and in small steps)
+            cfg = robot.config.ik.model_copy(update={"self_clearance": self_clearance,
+                                                     "max_step": robot.config.ik.max_step or 0.1})
+            self.ik = ArmIK(robot.model, arm, cfg, robot.config.limits.position_margin + 0.005)
         self._qpos = robot._qpos_with(_commanded(robot))
         self._adr = np.array([int(robot.model.joint(j).qposadr[0]) for j in self.space.names])
 
@@ -260,7 +272,8 @@ def arm_planner(robot: SimRobot, arm: str, config: PlannerConfig | None = None):
 
     config = config or load_planner_config()
     world = MujocoPlanningWorld(robot, arm, config)
-    return ArmMotionPlanner(world, MujocoArmKinematics(robot, arm), config, robot.config.limits.max_velocity)
+    return ArmMotionPlanner(world, MujocoArmKinematics(robot, arm, config.ik_self_clearance), config,
+                            robot.config.limits.max_velocity)
 
 
 def reachability_map(robot: SimRobot, config: PlannerConfig | None = None, progress=None):

@@ -43,7 +43,12 @@ def _targets(robot, rng: np.random.Generator, motions: int, above: float) -> lis
         obj = objects[i]
         top = np.array(obj.position) + [0.0, 0.0, obj.half_height]
         out.append(("pre-grasp", top + [0.0, 0.0, above]))
-        xy = rng.uniform(lo, hi)
+        # A put-down spot: a table point whose footprint keeps 3 cm from every other object (as a put-down needs).
+        for _ in range(200):
+            xy = rng.uniform(lo, hi)
+            if all(np.hypot(*(xy - np.array(o.position[:2]))) >= o.radius + obj.radius + 0.03
+                   for o in objects if o.name != obj.name):
+                break
         out.append(("pre-place", np.array([*xy, table_z + 2 * obj.half_height + above])))
     return out
 
@@ -77,7 +82,7 @@ def run_layout(seed: int, args: argparse.Namespace, cfg, reach_cache: dict) -> l
                         else planner.plan_to_point(start, point))
             except PlanningFailure as exc:
                 row.update(ok=False, cause=exc.cause.value, planning_s=time.perf_counter() - t0,
-                           checks=planner.world.checks - checks0)
+                           checks=planner.world.checks - checks0, blocked_by=list(exc.colliding))
                 rows.append(row)
                 break  # the rest of this object's motions start from a posture never reached
             row.update(ok=True, planning_s=time.perf_counter() - t0, checks=planner.world.checks - checks0,
@@ -113,7 +118,11 @@ def summarise(rows: list[dict]) -> dict:
     sampled = [r for r in ok if r["sampled"]]
     out = {
         "motions": len(motions), "planned": len(ok), "success_rate": len(ok) / max(len(motions), 1),
-        "failures": dict(Counter(r["cause"] for r in motions if not r["ok"])),
+        "failures": dict(Counter(f"{r['kind']}: {r['cause']}" for r in motions if not r["ok"])),
+        "blocked_by": dict(Counter(n for r in motions if not r["ok"] for n in r["blocked_by"])),
+        "planning_s_by_kind": {k: {"p50": float(np.percentile(v, 50)), "p95": float(np.percentile(v, 95))}
+                               for k in ("pre-grasp", "pre-place", "rest")
+                               if (v := [r["planning_s"] for r in motions if r["kind"] == k])},
         "planning_s": {"p50": float(np.percentile(times, 50)), "p95": float(np.percentile(times, 95)),
                        "max": float(times.max())} if len(times) else {},
         "straight_line_share": 1 - len(sampled) / max(len(ok), 1),
@@ -159,6 +168,10 @@ def main() -> int:
     print(f"layouts {seeds.start}..{seeds.stop - 1}: {summary['planned']}/{summary['motions']} motions planned "
           f"({summary['success_rate']:.1%}); failures {summary['failures'] or 'none'}")
     print(f"planning time per motion: p50 {p['p50']:.3f} s  p95 {p['p95']:.3f} s  max {p['max']:.3f} s")
+    for kind, q in summary["planning_s_by_kind"].items():
+        print(f"  {kind:9s}: p50 {q['p50']:.3f} s  p95 {q['p95']:.3f} s")
+    if summary["blocked_by"]:
+        print(f"failed motions were blocked by: {summary['blocked_by']}")
     pl = summary["path_length_rad"]
     if pl["raw_mean"] is not None:
         print(f"path length (sampled plans, mean): {pl['raw_mean']:.2f} rad before shortcutting, "

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from memora_core.robot.motion.config import PlannerConfig
-from memora_core.robot.motion.failures import PlanningCause, PlanningFailure
 from memora_core.robot.motion.goals import GoalCandidate, GoalSelector
 from memora_core.robot.motion.planner import JointPath, JointPlanner
 from memora_core.robot.motion.timing import TimedTrajectory, time_parameterize
@@ -23,7 +22,7 @@ class MotionPlan:
     path: JointPath                 # the collision-checked joint path (shortcut)
     trajectory: TimedTrajectory     # its timing, sampled
     goal: GoalCandidate | None      # the IK goal chosen (None: planned to given joints)
-    goals_tried: int = 1
+    goals_offered: int = 1          # goal postures the search was given
 
 
 class ArmMotionPlanner:
@@ -48,21 +47,13 @@ class ArmMotionPlanner:
         return MotionPlan(path, self.time(path), None)
 
     def plan_to_point(self, start: np.ndarray, target: np.ndarray, rotation: np.ndarray | None = None,
-                      orientation_cost: float | None = None, max_goals: int = 3) -> MotionPlan:
-        """To the cheapest goal posture for palm `target` that has a path (trying up to `max_goals`)."""
+                      orientation_cost: float | None = None) -> MotionPlan:
+        """To a goal posture for palm `target`: the cheapest one a straight line reaches, else whichever of
+        the candidates (`config.goal_candidates`) one RRTConnect search reaches first."""
         if self.kinematics is None:
             raise ValueError("plan_to_point needs arm kinematics")
         goals = GoalSelector(self.kinematics, self.world, self.config).candidates(
             target, start, rotation, orientation_cost)
-        failure: PlanningFailure | None = None
-        for i, goal in enumerate(goals[:max_goals]):
-            try:
-                path = self.planner.plan(start, goal.q)
-            except PlanningFailure as exc:
-                if exc.cause is not PlanningCause.NO_PATH:
-                    raise
-                failure = exc
-                continue
-            return MotionPlan(path, self.time(path), goal, i + 1)
-        assert failure is not None
-        raise failure
+        path = self.planner.plan_any(start, [g.q for g in goals])
+        reached = min(goals, key=lambda g: float(np.abs(g.q - path.waypoints[-1]).max()))
+        return MotionPlan(path, self.time(path), reached, len(goals))

@@ -41,7 +41,12 @@ class PlannerConfig(_Cfg):
     seed: int | None = Field(default=1, ge=1, description="OMPL's random seed, taken once per process (None: not fixed)")
     # --- goals from IK ---------------------------------------------------------------------------------
     ik_tolerance: float = Field(default=0.015, gt=0, description="m of palm position error a goal may keep")
+    ik_self_clearance: float | None = Field(default=0.005, ge=0, description=(
+        "m the IK keeps the arm off the torso while solving for goals (None: the robot's own IK settings); a "
+        "goal folded into the torso is rejected by the collision check anyway, and another seed may miss it"))
     ik_seeds: int = Field(default=6, ge=0, description="random IK seeds tried besides the start posture")
+    goal_candidates: int = Field(default=3, ge=1, description=(
+        "IK stops once this many distinct valid goal postures are found; the search is offered all of them"))
     waist_yaw_seeds: list[float] = Field(default_factory=lambda: [-0.3, 0.3], description=(
         "rad: extra IK seeds that also turn the waist this far (a far point is reached by turning)"))
     goal_travel_weight: float = Field(default=1.0, ge=0, description="goal cost per rad of largest joint travel")

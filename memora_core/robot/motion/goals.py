@@ -44,7 +44,8 @@ class GoalSelector:
 
     def candidates(self, target: np.ndarray, start: np.ndarray, rotation: np.ndarray | None = None,
                    orientation_cost: float | None = None, seed: int = 0) -> list[GoalCandidate]:
-        """Every valid posture found for `target`, cheapest first; PlanningFailure when there is none."""
+        """Valid postures for `target` (up to `goal_candidates`, seeds tried in order), cheapest first;
+        PlanningFailure when there is none."""
         cfg, space = self.config, self.world.space
         found: list[GoalCandidate] = []
         best_residual, blockers = np.inf, set()
@@ -65,6 +66,8 @@ class GoalSelector:
                     + cfg.goal_clearance_weight * (cfg.clearance_horizon - clearance)
                     - cfg.goal_manipulability_weight * 100.0 * manip)
             found.append(GoalCandidate(q, residual, travel, clearance, manip, cost))
+            if len(found) >= cfg.goal_candidates:
+                break
         if found:
             return sorted(found, key=lambda c: c.cost)
         if blockers:

@@ -89,21 +89,31 @@ class JointPlanner:
         return start, np.asarray(goal, float)
 
     def plan(self, start: np.ndarray, goal: np.ndarray) -> JointPath:
+        return self.plan_any(start, [goal])
+
+    def plan_any(self, start: np.ndarray, goals: list[np.ndarray]) -> JointPath:
+        """A path from `start` to whichever of `goals` (best first) it reaches: a free straight line to the
+        first goal that has one, else one RRTConnect search towards all of them at once."""
         t0 = time.perf_counter()
-        start, goal = self.check_endpoints(np.asarray(start, float), np.asarray(goal, float))
+        if not goals:
+            raise ValueError("plan_any needs at least one goal")
+        checked = [self.check_endpoints(np.asarray(start, float), np.asarray(g, float)) for g in goals]
+        start = checked[0][0]
+        goals = [g for _, g in checked]
         step = self.config.check_step
-        if segment_free(self.world, start, goal, step):
-            line = np.stack([start, goal])
-            return JointPath(line, path_length(line), time.perf_counter() - t0, sampled=False)
-        raw, simplified = self._ompl(start, goal)
+        for goal in goals:
+            if segment_free(self.world, start, goal, step):
+                line = np.stack([start, goal])
+                return JointPath(line, path_length(line), time.perf_counter() - t0, sampled=False)
+        raw, simplified = self._ompl(start, goals)
         if not path_free(self.world, simplified, step):
             simplified = raw  # the simplifier's own checks are coarser than ours; its input was checked by RRT
         if not path_free(self.world, simplified, step):
             raise PlanningFailure(PlanningCause.NO_PATH, "the planner's path fails the dense re-check")
         return JointPath(simplified, path_length(raw), time.perf_counter() - t0, sampled=True)
 
-    def _ompl(self, start: np.ndarray, goal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from ompl import base as ob, geometric as og, util as ou
+    def _ompl(self, start: np.ndarray, goals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        from ompl import base as ob, geometric as og
 
         _seed_once(self.config.seed)
         space = self.world.space
@@ -125,17 +135,18 @@ class JointPlanner:
         if self.config.planner_range > 0:
             planner.setRange(self.config.planner_range)
         setup.setPlanner(planner)
-        a, b = state_space.allocState(), state_space.allocState()
-        for i in range(n):
-            a[i], b[i] = float(start[i]), float(goal[i])
-        setup.setStartAndGoalStates(a, b)
+        setup.setStartState(_state(state_space, start))
+        target = ob.GoalStates(si)
+        for g in goals:
+            target.addState(_state(state_space, g))
+        setup.setGoal(target)
         status = setup.solve(self.config.time_limit_s)
         if not setup.haveExactSolutionPath():
             raise PlanningFailure(PlanningCause.NO_PATH,
                                   f"no path within {self.config.time_limit_s:g} s ({status.asString()})")
         path = setup.getSolutionPath()
         raw = _states(path, n)
-        t = time.perf_counter()
+        goal = goals[int(np.argmin([np.abs(raw[-1] - g).max() for g in goals]))]
         # Shortcutting: drop waypoints whose neighbours see each other, then join random points of the path
         # by straight lines where those are free (each a bounded number of tries).
         simplifier = og.PathSimplifier(si)
@@ -144,9 +155,16 @@ class JointPlanner:
         simplifier.partialShortcutPath(path, steps, steps // 2)
         simplifier.reduceVertices(path, steps, steps // 2)
         simplified = _states(path, n)
-        self.last_times = (setup.getLastPlanComputationTime(), time.perf_counter() - t)
+        raw[0], raw[-1] = start, goal
         simplified[0], simplified[-1] = start, goal
         return raw, simplified
+
+
+def _state(state_space, q: np.ndarray):
+    s = state_space.allocState()
+    for i, v in enumerate(q):
+        s[i] = float(v)
+    return s
 
 
 _SEEDED: list[int | None] = []
