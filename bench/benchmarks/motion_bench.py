@@ -186,7 +186,8 @@ def main() -> int:
     print(f"trajectory duration mean: {summary['trajectory_s_mean']:.2f} s")
     if "executed" in summary:
         e = summary["executed"]
-        print(f"executed: {e['with_hard_contact']} motions with a hard contact, {e['objects_moved']} objects moved > 1 cm")
+        print(f"executed: {e['with_hard_contact']} motions with a hard contact, "
+              f"{e['objects_moved']} objects moved > 1 cm")
     return 0
 
 

@@ -14,7 +14,8 @@ from sim.planning_world import reachability_map
 def reach(kitchen, tmp_path_factory):
     kitchen.reset()
     cfg = PlannerConfig(cache_dir=str(tmp_path_factory.mktemp("reach")),
-                        reach_grid=ReachGridConfig(x_range=(0.2, 0.6), y_range=(-0.5, 0.4), z_range=(0.86, 1.02), step=0.08))
+                        reach_grid=ReachGridConfig(x_range=(0.2, 0.6), y_range=(-0.5, 0.4), z_range=(0.86, 1.02),
+                                                   step=0.08))
     return cfg, reachability_map(kitchen, cfg)
 
 

@@ -38,7 +38,8 @@ class PlannerConfig(_Cfg):
         "shortcut attempts on a found path (OMPL's reduceVertices and partialShortcutPath; 0: none)"))
     planner_range: float = Field(default=0.0, ge=0, description=(
         "rad: longest RRTConnect extension (0: OMPL's own choice, a fifth of the space's extent)"))
-    seed: int | None = Field(default=1, ge=1, description="OMPL's random seed, taken once per process (None: not fixed)")
+    seed: int | None = Field(default=1, ge=1, description=(
+        "OMPL's random seed, taken once per process (None: not fixed)"))
     # --- goals from IK ---------------------------------------------------------------------------------
     ik_tolerance: float = Field(default=0.015, gt=0, description="m of palm position error a goal may keep")
     ik_self_clearance: float | None = Field(default=0.005, ge=0, description=(

@@ -89,7 +89,8 @@ class ReachabilityMap:
     def save(self, path: Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {f"res_{a}": r for a, r in self.residual.items()} | {f"man_{a}": m for a, m in self.manipulability.items()}
+        arrays = {f"res_{a}": r for a, r in self.residual.items()}
+        arrays |= {f"man_{a}": m for a, m in self.manipulability.items()}
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, x=self.axes[0], y=self.axes[1], z=self.axes[2], tolerance=self.tolerance, **arrays)
         tmp.replace(path)

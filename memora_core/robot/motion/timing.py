@@ -112,7 +112,8 @@ def _finish(space: JointSpace, times, pos, vel, acc, vmax: float, amax: float, s
     accelerations by 1/s^2. Both the analytic derivatives and the finite differences of the samples count."""
     steps = np.diff(times)
     fd_vel = np.abs(np.diff(pos, axis=0)) / steps[:, None]
-    fd_acc = np.abs(np.diff(fd_vel, axis=0)) / (0.5 * (steps[1:] + steps[:-1]))[:, None] if len(steps) > 1 else np.zeros(1)
+    fd_acc = (np.abs(np.diff(fd_vel, axis=0)) / (0.5 * (steps[1:] + steps[:-1]))[:, None] if len(steps) > 1
+              else np.zeros(1))
     v = max(float(np.abs(vel).max()), float(fd_vel.max()))
     a = max(float(np.abs(acc).max()), float(fd_acc.max(initial=0.0)))
     s = max(1.0, v / vmax, np.sqrt(a / amax)) * (1.0 + 1e-6)
