@@ -4,6 +4,7 @@ reachable goals in the MuJoCo kitchen (hypothesis, 30 examples each)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -52,25 +53,27 @@ def test_timing_of_any_polyline_respects_position_velocity_and_acceleration_limi
     np.testing.assert_allclose(traj.positions[-1], path[-1], atol=1e-6)
 
 
-@SETTINGS
-@given(x=st.floats(0.25, 0.55), y=st.floats(-0.40, 0.05), z=st.floats(TABLE_Z + 0.12, TABLE_Z + 0.40))
-def test_plans_to_random_goals_keep_every_limit(kitchen, x, y, z):
+@pytest.fixture(scope="module")
+def quick_planner(kitchen):
+    """The kitchen's right arm with fewer IK seeds and a shorter search (many examples, same limits)."""
     from sim.planning_world import arm_planner
 
-    if not hasattr(test_plans_to_random_goals_keep_every_limit, "planner"):  # one planner for all examples
-        kitchen.reset()
-        test_plans_to_random_goals_keep_every_limit.planner = arm_planner(
-            kitchen, "right", PlannerConfig(ik_seeds=2, time_limit_s=0.5))
-    planner = test_plans_to_random_goals_keep_every_limit.planner
+    kitchen.reset()
+    return arm_planner(kitchen, "right", PlannerConfig(ik_seeds=2, time_limit_s=0.5))
+
+
+@SETTINGS
+@given(x=st.floats(0.25, 0.55), y=st.floats(-0.40, 0.05), z=st.floats(TABLE_Z + 0.12, TABLE_Z + 0.40))
+def test_plans_to_random_goals_keep_every_limit(kitchen, quick_planner, x, y, z):
     try:
-        plan = planner.plan_to_point(current_posture(kitchen, "right"), np.array([x, y, z]))
+        plan = quick_planner.plan_to_point(current_posture(kitchen, "right"), np.array([x, y, z]))
     except PlanningFailure as exc:
         event(f"no plan: {exc.cause.value}")
         return
     event("planned" + (" (sampled)" if plan.path.sampled else " (straight)"))
-    cfg = planner.config
+    cfg = quick_planner.config
     vmax = kitchen.config.limits.max_velocity * cfg.velocity_fraction
-    assert_within_limits(plan.trajectory, planner.world.space, vmax, cfg.max_acceleration, kitchen.limits)
-    targets, duration = plan.trajectory.command_args()
+    assert_within_limits(plan.trajectory, quick_planner.world.space, vmax, cfg.max_acceleration, kitchen.limits)
+    targets, _ = plan.trajectory.command_args()
     for t in targets:
         kitchen.limits.target(t)  # every waypoint known, finite and inside the commandable range
