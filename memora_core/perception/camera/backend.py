@@ -45,6 +45,7 @@ class CameraPerception(PerceptionBackend):
         self._trackers: OrderedDict[str, VideoTracker] = OrderedDict()
         self._reported: dict[str, int] = {}  # video -> events already reported
         self._audio = None
+        self._duration: dict[str, float] = {}  # video -> duration, when known (set_duration)
 
     @property
     def model(self) -> CameraModel:
@@ -68,17 +69,17 @@ class CameraPerception(PerceptionBackend):
         self._trackers.move_to_end(video_id)
         return tr
 
-    def sightings(self, rgb: np.ndarray, t: float) -> tuple[list[Sighting], float]:
-        """Regions of one frame as sightings, and the fraction of the frame that is table."""
-        regions, cls = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px)
+    def sightings(self, rgb: np.ndarray, t: float) -> tuple[list[Sighting], float, np.ndarray]:
+        """Regions of one frame as sightings, the fraction of the frame that is table, the hand mask."""
+        regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px)
         if not regions:
-            return [], float((cls == TABLE).mean())
+            return [], float((cls == TABLE).mean()), hand
         x = np.stack([region_features(rgb, r) for r in regions])
         pc = self.model.forests["category"].predict_proba(x)
         pm = self.model.forests["material"].predict_proba(x)
         out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
                         touches_hand=r.touches_hand) for i, r in enumerate(regions)]
-        return out, float((cls == TABLE).mean())
+        return out, float((cls == TABLE).mean()), hand
 
     def _attrs(self, tr: Track) -> dict[str, str | None]:
         cat = self.model.forests["category"].classes[int(np.argmax(tr.category))]
@@ -104,17 +105,19 @@ class CameraPerception(PerceptionBackend):
                 h = int(round(rgb.shape[0] * self.cfg.work_width / rgb.shape[1]))
                 rgb = cv2.resize(rgb, (self.cfg.work_width, h), interpolation=cv2.INTER_AREA)
             tracker = tracker or self._tracker(seg.video_id, rgb.shape[1], rgb.shape[0])
-            sights, table_frac = self.sightings(rgb, t)
+            sights, table_frac, hand = self.sightings(rgb, t)
             table_seen |= table_frac >= self.cfg.min_surface_frac
-            tracker.step(t, sights, cv2.resize(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), None, fx=0.5, fy=0.5))
+            tracker.step(t, sights, cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), hand)
             for tr in tracker.tracks:
-                if tr.last_seen == t and tr.state != "candidate" and not tr.merged:
-                    seen[tr.id] = _Seen(tr, tr.state == "held")
+                if tr.last_seen == t and tr.state == "resting":
+                    seen[tr.id] = _Seen(tr, False)
                     seen.move_to_end(tr.id)
         objects, actions = [], []
         if tracker is not None:
             objects = self._distinct([self._object(s.track, tracker) for s in seen.values()],
                                      [s.track for s in seen.values()])
+            if item.payload == "end" or seg.end_s >= self._duration.get(seg.video_id, float("inf")) - 1e-6:
+                tracker.flush_all()
             new = tracker.events[self._reported[seg.video_id]:]
             self._reported[seg.video_id] = len(tracker.events)
             actions = [self._action(e, tracker) for e in new]
@@ -131,19 +134,23 @@ class CameraPerception(PerceptionBackend):
         return SegmentObservation(segment=seg, objects=objects, actions=actions, summary=summary, backend=self.name)
 
     @staticmethod
-    def _distinct(objects: list[ObjectObservation], tracks: list[Track]) -> list[ObjectObservation]:
+    def _held(tr: Track) -> bool:
+        """Gone from its place with the hand there, not seen elsewhere yet: in the hand (as far as one can tell)."""
+        return tr.state == "resting" and tr.missing_since is not None and tr.hand_at_miss
+
+    def _distinct(self, objects: list[ObjectObservation], tracks: list[Track]) -> list[ObjectObservation]:
         """One object per name: two tracks that read the same are reported once (the one seen most; a held
         one wins, as what the hand does is the news)."""
         best: dict[str, tuple[tuple[bool, int], ObjectObservation]] = {}
         for o, tr in zip(objects, tracks):
-            rank = (tr.state == "held", tr.seen)
+            rank = (self._held(tr), tr.seen)
             if o.name not in best or rank > best[o.name][0]:
                 best[o.name] = (rank, o)
         return [o for _, o in best.values()]
 
     def _object(self, tr: Track, tracker: VideoTracker) -> ObjectObservation:
         a = self._attrs(tr)
-        held = tr.state == "held"
+        held = self._held(tr)
         where = None if held else (self.track_name(tracker.tracks[tr.inside]) if tr.inside is not None
                                    else self.cfg.surface_name)
         return ObjectObservation(name=object_name(**a), location=where, state=self.cfg.held_state if held else None,
@@ -159,6 +166,10 @@ class CameraPerception(PerceptionBackend):
                                  start_s=min(e.start_s, e.key_s), end_s=max(e.end_s, e.key_s),
                                  text=action_text(e.kind, verb, obj, target, beside, self.cfg.surface_name),
                                  source_id=f"{e.kind}@{e.key_s:.3f}")
+
+    def set_duration(self, video_id: str, duration_s: float) -> None:
+        """The video's length: its last segment reports what still waits (a put into a container)."""
+        self._duration[video_id] = duration_s
 
     def close(self) -> None:
         self._trackers.clear()

@@ -11,8 +11,9 @@ the camera from the video's frames at the segment sample times. Matching:
   above; `actions_identity`: the camera object matched to the oracle object by identity in that session),
   and key times (grasp / release / middle of the pour; the `kind@time` in source_id) within `max_dt_s`.
   recall = matched / oracle actions, precision = matched / camera actions, median |dt| over matched pairs.
-- compression: the camera observations written to a fresh store with the deterministic editor; entity
-  observations per retained entity (memora stats' compression_ratio), median over sessions.
+- compression: the camera observations written to a fresh store with the deterministic editor, one participant
+  per routine and one who does every routine (as bench/benchmarks/demo_render_bench.py); entity observations
+  per retained entity (memora stats' compression_ratio), median over participants; the oracle's alongside.
 - realtime_factor: video seconds per wall second of camera perception alone, on one thread (frames sampled
   at the segment rate, decode excluded)."""
 from __future__ import annotations
@@ -103,13 +104,16 @@ def observe_session(session: Any, participant: str, backend: CameraPerception, o
         ts = np.array([t for t, _ in frames])
         picked = [frames[int(np.argmin(np.abs(ts - t)))][1] for t in seg.frame_times_s]
         t0 = time.process_time()
+        backend.set_duration(seg.video_id, meta.duration_s)
         cam.append(backend.observe(PerceptionInput(segment=seg, frames=picked)))
         busy += time.process_time() - t0
         ora.append(oracle.observe(PerceptionInput(segment=seg, payload=session)))
     return cam, ora, busy, meta.duration_s
 
 
-def compression(observations: list[SegmentObservation]) -> float:
+def compression(per_participant: dict[str, list[list[SegmentObservation]]]) -> dict[str, float]:
+    """Observations written to a fresh store per participant (deterministic editor, no vector index):
+    entity observations per retained entity, per participant."""
     from memora_core.config import load_config
     from memora_core.editing import MemoryWriter, load_editor_config, make_decider
     from memora_core.store import MemoryStore
@@ -118,17 +122,21 @@ def compression(observations: list[SegmentObservation]) -> float:
     core.store.vectors.backend = "none"
     ecfg = load_editor_config(decider="deterministic")
     ecfg = ecfg.model_copy(update={"candidates": ecfg.candidates.model_copy(update={"embedder": "hashing"})})
+    out = {}
     with tempfile.TemporaryDirectory() as d:
         store = MemoryStore.open_writer(Path(d) / "store", core)
         try:
             w = MemoryWriter(store, None, make_decider(ecfg), config=ecfg)
-            for o in observations:
-                w.process(o)
-            w.flush()
-            pid = observations[0].segment.participant_id
-            return float(store.stats(pid).compression_ratio)
+            for pid, sessions in per_participant.items():
+                for obs in sessions:
+                    for o in obs:
+                        w.process(o.model_copy(update={"segment": o.segment.model_copy(
+                            update={"participant_id": pid})}))
+                w.flush()
+                out[pid] = round(float(store.stats(pid).compression_ratio), 3)
         finally:
             store.close()
+    return out
 
 
 def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = "P01", max_dt_s: float = 1.0,
@@ -140,7 +148,9 @@ def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = 
     cv2.setNumThreads(1)
     segmenting = load_config().segmenting
     totals: dict[str, Any] = {}
-    per_session, ratios, busy, video_s = [], [], 0.0, 0.0
+    per_session, busy, video_s = [], 0.0, 0.0
+    written: dict[str, list] = {}
+    oracle_written: dict[str, list] = {}
     for s in sessions:
         backend, oracle = CameraPerception(config), SimPerception(PerceptionConfig(backend="sim"), segmenting)
         try:
@@ -149,15 +159,23 @@ def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = 
             oracle.close()
         busy, video_s = busy + b, video_s + dur
         sc = score_session(cam, ora, max_dt_s)
-        sc["compression"] = compression(cam)
-        ratios.append(sc["compression"])
+        # participants as in bench/benchmarks/demo_render_bench.py: one per routine, and one who does them all
+        routine = s.meta().routine
+        for pid in (routine, "all_routines"):
+            written.setdefault(pid, []).append(cam)
+            oracle_written.setdefault(pid, []).append(ora)
         for k, v in sc.items():
             totals[k] = totals.get(k, [] if isinstance(v, list) else 0) + v
         per_session.append({"video_id": s.video_id, **{k: (round(v, 3) if isinstance(v, float) else v)
                                                         for k, v in sc.items() if not k.startswith("dts")}})
         if progress:
             progress(s.video_id)
-    return summarise(totals, ratios, busy, video_s, per_session, max_dt_s)
+    ratios = compression(written)
+    out = summarise(totals, list(ratios.values()), busy, video_s, per_session, max_dt_s)
+    out["compression_by_participant"] = ratios
+    oracle_ratios = compression(oracle_written)
+    out["oracle_compression_median"] = round(statistics.median(oracle_ratios.values()), 3)
+    return out
 
 
 def summarise(t: dict[str, Any], ratios: list[float], busy: float, video_s: float, per_session: list,

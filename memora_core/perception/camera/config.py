@@ -9,13 +9,17 @@ class CameraPerceptionConfig(BaseModel):
 
     model_path: str = Field(default="~/.cache/memora/camera/camera_model.npz",
                             description="trained pixel table + attribute forest (`memora camera-train` writes it)")
-    min_blob_px: int = Field(default=30, ge=1, description="an object region smaller than this many pixels is ignored")
+    min_blob_px: int = Field(default=60, ge=1, description="an object region smaller than this many pixels is ignored")
     min_part_px: int = Field(default=25, ge=1, description="a colour part this large splits a merged region")
     work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
     place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
     moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")
     rest_frames: int = Field(default=2, ge=1, description="seen in one place this many frames running: at rest")
     pour_min_s: float = Field(default=1.0, gt=0, description="a held object over a container this long: a pour")
+    pour_window_s: float = Field(default=3.0, gt=0, description="taken up again this soon after resting in a "
+                                 "container: it was poured there, not put")
+    forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
+                            "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "
                               "(fraction of image width)")
     held_state: str = Field(default="held", description="state of an object seen away from any resting place")

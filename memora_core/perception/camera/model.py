@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memora_core.errors import MemoraError
 from memora_core.perception.camera.features import FEATURE_NAMES
 from memora_core.perception.camera.regions import LUT_BITS
 
@@ -15,7 +16,7 @@ ATTRIBUTES = ("category", "material")
 FORMAT_VERSION = 1
 
 
-class CameraModelError(RuntimeError):
+class CameraModelError(MemoraError):
     """The camera model file is missing or not one `memora camera-train` wrote."""
 
 

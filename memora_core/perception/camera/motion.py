@@ -1,35 +1,40 @@
-"""How the view moved between two frames (the head turns and sways): the image translation between them by
-phase correlation of their grey images, refined by the previous frame's resting objects that land on
-regions of the same colour in this frame (most things on a table stay put, so the best-supported shift is
-the camera's; the object being moved is an outlier)."""
+"""How the view moved between two frames (the head turns and sways): a similarity transform (shift, turn,
+scale) fitted with RANSAC to ORB feature matches between consecutive grey frames, the hand masked out (it
+moves on its own). Most of what is seen (table, floor, objects at rest) does not move, so the transform that
+most matches agree on is the camera's."""
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-
-def global_shift(prev_grey: np.ndarray | None, grey: np.ndarray) -> np.ndarray:
-    """(dx, dy) such that a point at p in the previous frame is near p + (dx, dy) in this one."""
-    if prev_grey is None or prev_grey.shape != grey.shape:
-        return np.zeros(2)
-    win = cv2.createHanningWindow(grey.shape[::-1], cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(prev_grey.astype(np.float32), grey.astype(np.float32), win)
-    return np.array([dx, dy])
+IDENTITY = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 
 
-def refine_shift(guess: np.ndarray, prev: list[tuple[np.ndarray, str | None]],
-                 cur: list[tuple[np.ndarray, str | None]], tol: float) -> np.ndarray:
-    """The guess corrected by the median residual of the previous resting objects (moved by the guess) that
-    fall within `tol` of a region of their colour; the guess itself when fewer than two do."""
-    if not prev or not cur:
-        return guess
-    q = np.array([c for c, _ in cur], float)
-    res = []
-    for c, colour in prev:
-        moved = c + guess
-        d = np.linalg.norm(q - moved, axis=1)
-        d = np.where([col == colour for _, col in cur], d, np.inf)
-        j = int(np.argmin(d))
-        if d[j] < tol:
-            res.append(q[j] - moved)
-    return guess + np.median(np.array(res), axis=0) if len(res) >= 2 else guess
+class ViewMotion:
+    def __init__(self, features: int = 500, min_inliers: int = 12) -> None:
+        self.orb = cv2.ORB_create(nfeatures=features, fastThreshold=10, edgeThreshold=15, patchSize=15)
+        self.matcher = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True)
+        self.min_inliers = min_inliers
+        self._prev = None
+
+    def update(self, grey: np.ndarray, hand: np.ndarray | None = None) -> np.ndarray:
+        """2 x 3 transform taking the previous frame's pixel coordinates to this frame's (identity when there
+        is no previous frame or too few matches agree)."""
+        mask = None if hand is None else np.where(hand, 0, 255).astype(np.uint8)
+        kp, des = self.orb.detectAndCompute(grey, mask)
+        prev, self._prev = self._prev, (kp, des)
+        if prev is None or des is None or prev[1] is None or len(kp) < self.min_inliers:
+            return IDENTITY.copy()
+        matches = self.matcher.match(prev[1], des)
+        if len(matches) < self.min_inliers:
+            return IDENTITY.copy()
+        src = np.float32([prev[0][m.queryIdx].pt for m in matches])
+        dst = np.float32([kp[m.trainIdx].pt for m in matches])
+        a, inliers = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC, ransacReprojThreshold=3.0)
+        if a is None or inliers is None or int(inliers.sum()) < self.min_inliers:
+            return IDENTITY.copy()
+        return a
+
+
+def apply(a: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return a[:, :2] @ p + a[:, 2]

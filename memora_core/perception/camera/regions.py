@@ -54,18 +54,20 @@ def _coarse_hue(rgb_pixels: np.ndarray) -> np.ndarray:
 
 
 def _split(rgb: np.ndarray, comp: np.ndarray, min_part: int) -> list[np.ndarray]:
-    """A component split into per-colour parts. Seeds are the chromatic parts of at least `min_part` pixels
-    and a fifth of the component; two seeds must be two or more hue steps apart (red | yellow, not yellow |
-    its own orange shadow side), the larger seed of close hues wins. Every other pixel joins its nearest seed.
-    One part when there is at most one seed."""
+    """A component split into per-colour parts. Seeds are the hue classes with at least `min_part` pixels and
+    a twentieth of the component; two seeds of neighbouring hues (yellow and its own orange shadow side) both
+    need a third of it. Every other pixel joins its nearest seed. One part when there is at most one seed."""
     ys, xs = np.nonzero(comp)
     hue = _coarse_hue(rgb[ys, xs])
-    big = max(min_part, int(0.15 * len(ys)))
+    n = len(ys)
     counts = np.bincount(hue, minlength=7)
     kept: list[int] = []
     far = lambda a, b: a == 0 or b == 0 or abs(a - b) >= 2  # noqa: E731 - grey is far from every hue
     for k in sorted(range(0, 6), key=lambda k: -counts[k]):
-        if counts[k] >= big and all(far(k, j) for j in kept):
+        if counts[k] < max(min_part, 0.05 * n):
+            continue
+        # a hue next to one kept (yellow and its orange shadow side) is another object only when both are large
+        if all(far(k, j) or min(counts[k], counts[j]) >= 0.3 * n for j in kept):
             kept.append(k)
     if len(kept) <= 1:
         return [comp]
@@ -91,8 +93,8 @@ def _hand_mask(cls: np.ndarray, min_frac: float = 0.005) -> np.ndarray:
 
 
 def find_regions(rgb: np.ndarray, lut: np.ndarray, min_px: int, min_part: int,
-                 max_background: float = 0.6) -> tuple[list[Region], np.ndarray]:
-    """Object regions of one frame, and the frame's pixel classes."""
+                 max_background: float = 0.6, max_dark_v: int = 64) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    """Object regions of one frame, the frame's pixel classes and its hand mask."""
     cls = classify_pixels(rgb, lut)
     obj = (cls == OBJECT).astype(np.uint8)
     obj = cv2.morphologyEx(obj, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))  # pixels of an object read as table
@@ -122,8 +124,10 @@ def find_regions(rgb: np.ndarray, lut: np.ndarray, min_px: int, min_part: int,
             if area < min_px:
                 continue
             ys, xs = np.nonzero(part)
+            if (rgb[ys, xs].max(axis=1) < max_dark_v).mean() > 0.5:
+                continue  # mostly in deep shade: the table's own edge, a gap, a shadow
             x0, y0 = int(xs.min()), int(ys.min())
             box = (x0, y0, int(xs.max()) - x0 + 1, int(ys.max()) - y0 + 1)
             out.append(Region(mask=part, box=box, area=area, centre=(float(xs.mean()), float(ys.mean())),
                               colour=region_colour(rgb[ys, xs]), touches_hand=bool((hand & part).any())))
-    return out, cls
+    return out, cls, hand

@@ -1,13 +1,17 @@
 """Objects followed across the frames of one video, and the actions their movements show.
 
 Each frame's regions (with their colour and attribute probabilities) are matched to tracks after the view's
-own movement is taken out (motion.py). A track at rest stays at its place; one missing from its place while
-a region that looks like it moves with the hand elsewhere was picked up (an object hidden by the hand and
-seen again at its place was not); a held object that comes to rest away from the hand was put down (in a
-container when it rests inside one, else on the surface, next to an object handled before when close to
-one); a held object that stays over a container for a while and is carried off again was poured into it.
-Times come from the frames: a pick between the last frame at rest and the first frame away, a put at the
-first frame of the new rest, a pour in the middle of its time over the container."""
+own movement is taken out (motion.py). Actions are read from changes of where things rest, not from the
+object in the hand (the hand and forearm hide most of it):
+- an object at rest that goes missing from its place while the hand is there has perhaps been taken; one
+  seen again at its place was only hidden;
+- a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
+  earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
+  and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
+  surface, next to an object handled before when close to one; back at its old place nothing happened;
+- an object that rests in a container only briefly (taken up again within `pour_window_s`) was poured into
+  it, not put there (a pour holds the object still over the container, then carries it off).
+Events wait until they are certain (the put into a container for its window), then are reported."""
 from __future__ import annotations
 
 from collections import Counter
@@ -15,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memora_core.perception.camera.motion import global_shift, refine_shift
+from memora_core.perception.camera.motion import ViewMotion, apply
 
 
 @dataclass
@@ -44,29 +48,21 @@ class Event:
 class Track:
     id: int
     pos: np.ndarray
-    state: str = "candidate"          # candidate | resting | held
-    seen: int = 0
+    first_seen: float
+    state: str = "candidate"          # candidate | resting | gone
+    seen: int = 0                     # consecutive sightings (candidates), sightings in all (resting)
     last_seen: float = 0.0
     last_rest: float = 0.0
     missing_since: float | None = None
+    hand_at_miss: bool = False        # the hand was at its place when it went missing
     colours: Counter = field(default_factory=Counter)
     category: np.ndarray | None = None
     material: np.ndarray | None = None
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
     inside: int | None = None         # the container track it rests in
     handled: bool = False
-    # while held
-    run_start: float = 0.0
-    run_pos: np.ndarray | None = None
-    run_frames: int = 0
-    over: int | None = None           # container it is over
-    over_since: float = 0.0
-    over_last: float = 0.0
-    picked_at: float = 0.0
-    merged: bool = False               # folded into an older track of the same object
-    pending: list = field(default_factory=list)  # pick (and pours) waiting for the object to land elsewhere
-    origin: np.ndarray | None = None
-    was_inside: int | None = None
+    pending: list = field(default_factory=list)
+    pending_until: float = 0.0
 
     def vote(self, s: Sighting) -> None:
         if s.colour:
@@ -75,198 +71,192 @@ class Track:
         self.material = s.material.copy() if self.material is None else self.material + s.material
         self.box = s.box
 
+    def absorb(self, other: "Track") -> None:
+        self.colours.update(other.colours)
+        if other.category is not None:
+            self.category = other.category if self.category is None else self.category + other.category
+            self.material = other.material if self.material is None else self.material + other.material
+        self.box = other.box
+
     @property
     def colour(self) -> str | None:
         return self.colours.most_common(1)[0][0] if self.colours else None
 
+    @property
+    def alive(self) -> bool:
+        return self.state != "gone"
+
 
 class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
-                 pour_min_s: float, beside_tol: float, is_container) -> None:
+                 pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
+                 forget_s: float = 8.0) -> None:
         self.w, self.h = width, height
         self.tol = place_tol * width
-        self.rest_frames, self.moved_confirm_s, self.pour_min_s = rest_frames, moved_confirm_s, pour_min_s
+        self.rest_frames = rest_frames
+        self.max_look = 0.9  # a region this unalike is not the track, however near
+        self.settle_frames = rest_frames + 1
+        self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
+        self.pour_window_s, self.forget_s = pour_window_s, forget_s
         self.beside_tol = beside_tol * width
         self.is_container = is_container  # Track -> bool (from its category)
         self.tracks: list[Track] = []
         self.events: list[Event] = []
         self.t = 0.0
-        self._grey: np.ndarray | None = None
+        self.motion = ViewMotion()
+        self._frames = 0
 
     # ------------------------------------------------------------------ helpers
-    def _cost(self, tr: Track, s: Sighting) -> float:
-        d = float(np.linalg.norm(tr.pos - s.centre)) / self.tol
-        colour = 0.0 if tr.colour in (None, s.colour) else 0.7
-        if tr.category is not None:
-            p = tr.category / max(1e-9, tr.category.sum())
-            colour += 1.0 - float(np.minimum(p, s.category).sum())
-        return d + colour
+    def look_cost(self, a: Track, colour: str | None, category: np.ndarray | None) -> float:
+        """How unalike a track and a sighting (or another track) look: 0 alike, about 2 unalike."""
+        c = 0.0 if a.colour in (None, colour) or colour is None else 0.7
+        if a.category is not None and category is not None:
+            p = a.category / max(1e-9, a.category.sum())
+            q = category / max(1e-9, category.sum())
+            c += 1.0 - float(np.minimum(p, q).sum())
+        return c
 
     def _in_view(self, pos: np.ndarray) -> bool:
         m = 0.04 * self.w
         return m <= pos[0] <= self.w - m and m <= pos[1] <= self.h - m
 
-    def _container_at(self, pos: np.ndarray, exclude: int) -> Track | None:
+    def _hand_near(self, hand: np.ndarray | None, pos: np.ndarray) -> bool:
+        if hand is None:
+            return True
+        r = int(0.6 * self.tol)
+        x, y = int(pos[0]), int(pos[1])
+        return bool(hand[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].any())
+
+    def container_at(self, pos: np.ndarray, exclude: int) -> Track | None:
         best, best_d = None, float("inf")
         for c in self.tracks:
             if c.id == exclude or c.state != "resting" or not self.is_container(c):
                 continue
             x, y, bw, bh = c.box
-            inside = x - 0.15 * bw <= pos[0] <= x + 1.15 * bw and y - 0.25 * bh <= pos[1] <= y + 1.15 * bh
+            inside = x - 0.1 * bw <= pos[0] <= x + 1.1 * bw and y - 0.2 * bh <= pos[1] <= y + 1.1 * bh
             d = float(np.linalg.norm(c.pos - pos))
             if inside and d < best_d:
                 best, best_d = c, d
         return best
 
     # ------------------------------------------------------------------ per frame
-    def step(self, t: float, sightings: list[Sighting], grey: np.ndarray | None = None) -> list[Event]:
+    def step(self, t: float, sightings: list[Sighting], grey: np.ndarray | None = None,
+             hand: np.ndarray | None = None) -> list[Event]:
         self.t = t
-        new_events: list[Event] = []
-        resting = [tr for tr in self.tracks if tr.state in ("resting", "candidate")]
-        guess = global_shift(self._grey, grey) if grey is not None else np.zeros(2)
-        self._grey = grey
-        shift = refine_shift(guess, [(tr.pos, tr.colour) for tr in resting], [(s.centre, s.colour) for s in sightings],
-                             self.tol)
-        for tr in self.tracks:
-            tr.pos = tr.pos + shift
-            if tr.run_pos is not None:
-                tr.run_pos = tr.run_pos + shift
-        free = list(range(len(sightings)))
-        # 1. tracks at rest keep their places
-        pairs = sorted(((self._cost(tr, sightings[j]), i, j) for i, tr in enumerate(self.tracks)
-                        if tr.state != "held" and not tr.merged for j in free
-                        if np.linalg.norm(tr.pos - sightings[j].centre) < self.tol), key=lambda x: x[0])
+        self._frames += 1
+        live = [tr for tr in self.tracks if tr.alive]
+        if grey is not None:
+            a = self.motion.update(grey, hand)
+            for tr in live:
+                tr.pos = apply(a, tr.pos)
+        # 1. every track keeps its place if a like region is there
+        pairs = []
+        for i, tr in enumerate(live):
+            for j, s in enumerate(sightings):
+                # a thing at rest stays within half the tolerance of its place (what moves further has moved)
+                d = float(np.linalg.norm(tr.pos - s.centre)) / self.tol
+                look = self.look_cost(tr, s.colour, s.category)
+                if d < 0.5 and look < self.max_look:
+                    pairs.append((d + look, i, j))
         used_t, used_s = set(), set()
-        for cost, i, j in pairs:
-            if i in used_t or j in used_s or cost > 2.0:
+        for cost, i, j in sorted(pairs):
+            if i in used_t or j in used_s:
                 continue
             used_t.add(i)
             used_s.add(j)
-            tr, s = self.tracks[i], sightings[j]
-            tr.pos, tr.last_seen, tr.missing_since = s.centre.copy(), t, None
+            tr, s = live[i], sightings[j]
+            # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
+            if tr.state == "resting":
+                tr.pos = 0.8 * tr.pos + 0.2 * s.centre
+            tr.last_seen, tr.missing_since = t, None
             tr.seen += 1
             tr.vote(s)
             if tr.state == "resting":
                 tr.last_rest = t
-            elif tr.seen >= self.rest_frames:
-                tr.state, tr.last_rest = "resting", t
-        free = [j for j in free if j not in used_s]
-        for i, tr in enumerate(self.tracks):
-            if i not in used_t and tr.state != "held":
-                if tr.state == "candidate":
-                    tr.seen = 0
-                elif tr.missing_since is None and self._in_view(tr.pos):
-                    tr.missing_since = t
-        # 2. the held object
-        held = next((tr for tr in self.tracks if tr.state == "held"), None)
-        if held is not None:
-            j = self._best(held, free, sightings)
-            if j is not None:
-                free.remove(j)
-                new_events += self._follow(held, sightings[j])
-            elif t - held.last_seen > self.moved_confirm_s:
-                # lost for long: it was not taken after all (or is out of sight); back to where it was
-                held.state, held.pending, held.inside = "resting", [], held.was_inside
-                held.pos = held.origin if held.origin is not None else held.pos
-                held.missing_since = t
-        else:
-            # 3. a region that looks like a missing object, away from every place, with the hand: picked up
-            for j in list(free):
-                s = sightings[j]
-                if not s.touches_hand or any(np.linalg.norm(o.pos - s.centre) < self.tol for o in self.tracks
-                                             if o.state == "resting" and not o.merged and o.missing_since is None):
-                    continue
-                cands = [tr for tr in self.tracks if tr.state == "resting" and tr.missing_since is not None
-                         and not tr.merged]
-                cands = [tr for tr in cands if self._cost(tr, s) - np.linalg.norm(tr.pos - s.centre) / self.tol < 0.8]
-                if not cands:
-                    continue
-                tr = min(cands, key=lambda c: np.linalg.norm(c.pos - s.centre))
-                key = (tr.last_rest + tr.missing_since) / 2
-                tr.pending = [Event("pick", tr.id, key, tr.last_rest, t)]
-                tr.origin, tr.was_inside = tr.pos.copy(), tr.inside
-                tr.state, tr.picked_at, tr.inside = "held", key, None
-                tr.pos, tr.run_pos, tr.run_start, tr.run_frames, tr.over = s.centre.copy(), s.centre.copy(), t, 1, None
-                tr.vote(s)
-                free.remove(j)
-                break
-        # 4. anything else seen is a candidate for a new resting object
-        for j in free:
-            s = sightings[j]
-            if s.touches_hand:
+        out: list[Event] = []
+        for i, tr in enumerate(live):
+            if i in used_t:
                 continue
-            tr = Track(id=len(self.tracks), pos=s.centre.copy(), seen=1, last_seen=t)
-            tr.vote(s)
-            if self.rest_frames <= 1:
-                tr.state, tr.last_rest = "resting", t
-            self.tracks.append(tr)
-        self._merge()
-        self.events += new_events
-        return new_events
+            if tr.state == "candidate":
+                tr.state = "gone"  # not still: something passing (a carried object, the hand's shadow)
+            elif tr.missing_since is None and self._in_view(tr.pos):
+                tr.missing_since, tr.hand_at_miss = t, self._hand_near(hand, tr.pos)
+                if tr.pending and tr.pending[-1].kind == "put" and tr.pending[-1].target is not None:
+                    # taken up again soon after resting in a container: it was poured there
+                    put = tr.pending[-1]
+                    tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, t,
+                                           target=put.target)
+                    tr.inside = None
+        # 2. what is new starts as a candidate
+        for j, s in enumerate(sightings):
+            if j not in used_s:
+                tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t)
+                tr.vote(s)
+                self.tracks.append(tr)
+        # 3. candidates that stay still come to rest: a new object, or one taken earlier, moved here
+        for tr in self.tracks:
+            if tr.state == "candidate" and (tr.seen >= self.settle_frames or
+                                            (self._frames <= self.settle_frames and tr.seen >= self._frames)):
+                out += self._settle(tr)
+        # 4. bookkeeping: the long gone are forgotten; waiting events whose time has come are reported
+        for tr in self.tracks:
+            if tr.state == "resting" and tr.missing_since is not None and t - tr.missing_since > self.forget_s \
+                    and not tr.pending:
+                tr.state = "gone"
+            out += self._flush(tr, t)
+        self.events += out
+        return out
 
-    def _merge(self) -> None:
-        """Two resting tracks of the same colour in one place are one object seen twice: the younger one
-        goes (its sightings counted to the older)."""
-        alive = [tr for tr in self.tracks if tr.state != "held" and not tr.merged]
-        for i, a in enumerate(alive):
-            for b in alive[i + 1:]:
-                if b.merged or a.merged or a.colour != b.colour:
-                    continue
-                if np.linalg.norm(a.pos - b.pos) < 0.5 * self.tol:
-                    b.merged = True
-                    a.seen += b.seen
-                    a.colours.update(b.colours)
-                    if b.category is not None:
-                        a.category = b.category if a.category is None else a.category + b.category
-                        a.material = b.material if a.material is None else a.material + b.material
+    def _settle(self, new: Track) -> list[Event]:
+        t = self.t
+        new.state, new.last_rest = "resting", t
+        taken = [tr for tr in self.tracks if tr.state == "resting" and tr.id != new.id and tr.missing_since is not None
+                 and tr.hand_at_miss and tr.missing_since <= new.first_seen + 1e-6
+                 and self.look_cost(tr, new.colour, new.category) < 0.8]
+        same_place = [tr for tr in self.tracks if tr.state == "resting" and tr.id != new.id
+                      and tr.missing_since is None and np.linalg.norm(tr.pos - new.pos) < 0.5 * self.tol
+                      and self.look_cost(tr, new.colour, new.category) < 0.8]
+        if same_place:  # seen twice: one object
+            same_place[0].absorb(new)
+            new.state = "gone"
+            return []
+        if not taken:
+            return []
+        tr = min(taken, key=lambda c: (round(self.look_cost(c, new.colour, new.category), 1), -c.missing_since))
+        new.state = "gone"
+        tr.absorb(new)
+        moved = np.linalg.norm(tr.pos - new.pos) >= self.tol
+        origin_t = (tr.last_rest + tr.missing_since) / 2
+        tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+        tr.seen += new.seen
+        if not moved and not tr.pending:
+            return []  # back where it was: hidden by the hand, or put back untouched
+        inside = self.container_at(tr.pos, tr.id)
+        beside = None
+        if inside is None:
+            near = [o for o in self.tracks if o.id != tr.id and o.handled and o.state == "resting"
+                    and np.linalg.norm(o.pos - tr.pos) < self.beside_tol]
+            beside = min(near, key=lambda o: np.linalg.norm(o.pos - tr.pos)).id if near else None
+        if not tr.pending or tr.pending[-1].kind == "put":
+            tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t))
+        tr.pending.append(Event("put", tr.id, new.first_seen, origin_t, new.first_seen,
+                                target=inside.id if inside else None, beside=beside))
+        tr.inside, tr.handled = (inside.id if inside else None), True
+        tr.pending_until = t + (self.pour_window_s if inside is not None else 0.0)
+        return []
 
-    def _best(self, tr: Track, free: list[int], sightings: list[Sighting]) -> int | None:
-        """The free region most like the held object (appearance first; nearness and the hand break ties)."""
-        best, best_c = None, 1.2
-        for j in free:
-            s = sightings[j]
-            look = self._cost(tr, s) - float(np.linalg.norm(tr.pos - s.centre)) / self.tol
-            c = look + 0.1 * min(3.0, float(np.linalg.norm(tr.pos - s.centre)) / self.tol) - (0.2 if s.touches_hand else 0.0)
-            if look < 0.9 and c < best_c:
-                best, best_c = j, c
-        return best
+    def _flush(self, tr: Track, t: float) -> list[Event]:
+        if tr.state != "resting" or tr.missing_since is not None or not tr.pending or t < tr.pending_until:
+            return []
+        out, tr.pending = tr.pending, []
+        return out
 
-    def _follow(self, tr: Track, s: Sighting) -> list[Event]:
-        t, out = self.t, []
-        tr.last_seen = t
-        tr.vote(s)
-        if tr.run_pos is not None and np.linalg.norm(s.centre - tr.run_pos) < 0.35 * self.tol:
-            tr.run_frames += 1
-        else:
-            tr.run_pos, tr.run_start, tr.run_frames = s.centre.copy(), t, 1
-        tr.pos = s.centre.copy()
-        over = self._container_at(s.centre, tr.id)
-        if over is not None and tr.over == over.id:
-            tr.over_last = t
-        elif over is not None:
-            tr.over, tr.over_since, tr.over_last = over.id, t, t
-        elif tr.over is not None:
-            # carried off the container it hovered over: a pour when it stayed long enough
-            if tr.over_last - tr.over_since >= self.pour_min_s - 1e-6:
-                mid = (tr.over_since + tr.over_last) / 2
-                tr.pending.append(Event("pour", tr.id, mid, tr.over_since, tr.over_last, target=tr.over))
-            tr.over = None
-        if tr.run_frames >= self.rest_frames and not s.touches_hand:
-            inside = self._container_at(s.centre, tr.id)
-            beside = None
-            if inside is None:
-                near = [o for o in self.tracks if o.id != tr.id and o.handled and o.state == "resting"
-                        and np.linalg.norm(o.pos - s.centre) < self.beside_tol]
-                beside = min(near, key=lambda o: np.linalg.norm(o.pos - s.centre)).id if near else None
-            back = (tr.origin is not None and np.linalg.norm(s.centre - tr.origin) < self.tol
-                    and len(tr.pending) == 1)
-            tr.state, tr.last_rest, tr.missing_since, tr.over = "resting", t, None, None
-            tr.seen = tr.run_frames
-            if back:  # at rest where it was and nothing happened on the way: hidden, or never taken
-                tr.inside, tr.pending = tr.was_inside, []
-                return out
-            tr.inside, tr.handled = (inside.id if inside else None), True
-            out += tr.pending + [Event("put", tr.id, tr.run_start, tr.picked_at, tr.run_start,
-                                       target=inside.id if inside else None, beside=beside)]
-            tr.pending = []
+    def flush_all(self) -> list[Event]:
+        """At the end of the video: what is still waiting is reported."""
+        out = []
+        for tr in self.tracks:
+            if tr.state == "resting" and tr.missing_since is None:
+                tr.pending_until = 0.0
+                out += self._flush(tr, self.t)
+        self.events += out
         return out

@@ -31,7 +31,7 @@ class TrainSettings:
     trees: int = 25
     max_depth: int = 12
     seed: int = 0
-    min_px: int = 30
+    min_px: int = 60
     min_part: int = 25
 
 
@@ -69,7 +69,7 @@ def pixel_table(counts: np.ndarray) -> np.ndarray:
 def region_samples(frames, lut: np.ndarray, st: TrainSettings) -> tuple[np.ndarray, dict[str, list[str]]]:
     xs, ys = [], {a: [] for a in ATTRIBUTES}
     for rgb, object_id, specs in frames:
-        regions, _ = find_regions(rgb, lut, st.min_px, st.min_part)
+        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part)
         for r in regions:
             ids = object_id[r.mask]
             ids = ids[ids >= 0]

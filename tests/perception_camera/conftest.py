@@ -1,0 +1,50 @@
+"""Rendered demonstrations for the camera perception tests: one short routine with every action kind and the
+look-alikes near at hand, rendered at two seeds (different layouts): one trains a small model, the other is
+what the tests look at. Rendered once per test run (real MuJoCo rendering)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memora_core.perception import PerceptionConfig
+from memora_core.perception.camera.model import CameraModel
+from memora_core.perception.camera.train import TrainSettings, train
+
+SHORT = {
+    "name": "camera_test", "idle_start_s": [1.0, 1.0], "idle_end_s": [1.5, 1.5],
+    "sequence": [{"steps": [
+        {"do": "pick", "object": "coca-cola bottle"},
+        {"do": "pour", "object": "coca-cola bottle", "target": "orange cup"},
+        {"do": "put", "object": "coca-cola bottle", "target": "table", "near": "origin"},
+        {"do": "pick", "object": "yellow spoon"},
+        {"do": "put", "object": "yellow spoon", "target": "yellow bowl"},
+    ]}],
+}
+
+
+def render(seed: int, out: Path):
+    from sim.demonstrator import RoutineConfig, render_session
+
+    return render_session(RoutineConfig.model_validate(SHORT), seed=seed, session=0, out_dir=out)
+
+
+@pytest.fixture(scope="session")
+def train_demo(tmp_path_factory: pytest.TempPathFactory):
+    return render(11, tmp_path_factory.mktemp("camera_train"))
+
+
+@pytest.fixture(scope="session")
+def test_demo(tmp_path_factory: pytest.TempPathFactory):
+    return render(12, tmp_path_factory.mktemp("camera_test"))
+
+
+@pytest.fixture(scope="session")
+def camera_model(train_demo, tmp_path_factory: pytest.TempPathFactory) -> CameraModel:
+    path, _ = train([train_demo], tmp_path_factory.mktemp("camera_model") / "model.npz", TrainSettings(trees=10))
+    return CameraModel.load(path)
+
+
+@pytest.fixture
+def camera_config() -> PerceptionConfig:
+    return PerceptionConfig(backend="camera")

@@ -1,0 +1,107 @@
+"""Object attributes on rendered frames: colour words from pixels (per object, against the scene description),
+category and material from the forest trained on another rendered layout, a look-alike pair told apart by
+name, and the model file (plain arrays: what was trained is what is loaded)."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from memora_core.perception.camera.colour import region_colour
+from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.groundtruth import SessionLabeller, decode_video
+from memora_core.perception.camera.model import CameraModel, CameraModelError
+from memora_core.perception.camera.naming import object_name
+from memora_core.perception.camera.regions import find_regions
+
+
+@pytest.fixture(scope="module")
+def labelled(test_demo):
+    lab = SessionLabeller(test_demo)
+    try:
+        meta = test_demo.meta()
+        frames = decode_video(test_demo.video, list(np.arange(0, meta.duration_s, 1.0)), fps=meta.fps)
+        return [lab.label(t, rgb) for t, rgb in frames], list(lab.specs)
+    finally:
+        lab.close()
+
+
+def test_colour_words_match_the_scene_description(labelled) -> None:
+    frames, specs = labelled
+    votes: dict[str, Counter] = defaultdict(Counter)
+    for f in frames:
+        for i, spec in enumerate(specs):
+            m = f.object_id == i
+            if m.sum() >= 60:
+                votes[spec.name][region_colour(f.rgb[m])] += 1
+    checked = {name: c.most_common(1)[0][0] for name, c in votes.items()}
+    wanted = {s.name: s.colour for s in specs if s.name in checked}
+    for name in ("orange cup", "blue cup", "green cup", "yellow bowl", "grey bowl", "yellow spoon", "metal spoon"):
+        if name in checked:
+            assert checked[name] == wanted[name], (name, votes[name])
+    agree = sum(checked[n] == wanted[n] for n in checked) / len(checked)
+    assert agree >= 0.8, {n: (checked[n], wanted[n]) for n in checked}
+
+
+def _attribute_votes(frames, specs, model: CameraModel):
+    votes: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for f in frames:
+        regions, _, _ = find_regions(f.rgb, model.lut, 60, 25)
+        for r in regions:
+            ids = f.object_id[r.mask]
+            ids = ids[ids >= 0]
+            if len(ids) < 0.6 * r.area:
+                continue
+            k = int(np.bincount(ids).argmax())
+            x = region_features(f.rgb, r)[None]
+            for attr in ("category", "material"):
+                names, _ = model.forests[attr].predict(x)
+                votes[specs[k].name][attr][names[0]] += 1
+            votes[specs[k].name]["colour"][r.colour] += 1
+    return votes
+
+
+def test_category_and_material_from_the_forest(labelled, camera_model) -> None:
+    frames, specs = labelled
+    votes = _attribute_votes(frames, specs, camera_model)
+    by_name = {s.name: s for s in specs}
+    right = {a: 0 for a in ("category", "material")}
+    for name, v in votes.items():
+        for a in right:
+            right[a] += v[a].most_common(1)[0][0] == getattr(by_name[name], a)
+    assert len(votes) >= 8
+    assert right["category"] / len(votes) >= 0.75, dict(votes)
+    assert right["material"] / len(votes) >= 0.75, dict(votes)
+
+
+def test_look_alike_spoons_get_different_names(labelled, camera_model) -> None:
+    frames, specs = labelled
+    votes = _attribute_votes(frames, specs, camera_model)
+    names = {}
+    for n in ("yellow spoon", "metal spoon"):
+        v = votes[n]
+        names[n] = object_name(v["category"].most_common(1)[0][0], v["colour"].most_common(1)[0][0],
+                               v["material"].most_common(1)[0][0], None)
+    assert names["yellow spoon"] != names["metal spoon"], names
+    assert names["yellow spoon"] == "yellow spoon"
+
+
+def test_model_file_round_trip(camera_model, tmp_path) -> None:
+    path = camera_model.save(tmp_path / "m.npz")
+    again = CameraModel.load(path)
+    assert np.array_equal(again.lut, camera_model.lut)
+    x = np.random.default_rng(0).normal(size=(5, camera_model.forests["category"].feature.max() + 1)).astype(np.float32)
+    assert np.allclose(again.forests["category"].predict_proba(x), camera_model.forests["category"].predict_proba(x))
+    (tmp_path / "bad.npz").write_bytes(b"not a model")
+    with pytest.raises(Exception):
+        CameraModel.load(tmp_path / "bad.npz")
+    with pytest.raises(CameraModelError):
+        CameraModel.load(tmp_path / "missing.npz")
+
+
+def test_names_come_from_attributes() -> None:
+    assert object_name("bottle", "red", "plastic", None) == "red bottle"
+    assert object_name("bottle", "red", "plastic", "Coca-Cola Classic") == "coca-cola bottle"
+    assert object_name("spoon", "silver", "metal", None) == "metal spoon"
+    assert object_name("bread", "brown", "food", None) == "bread"

@@ -1,0 +1,99 @@
+"""The tracker's reading of actions from where things rest, on sighting sequences built by hand (the logic
+alone, deterministic): a pick and a put with their times, a put into a container, a pour (a brief rest in a
+container, taken up again), an object hidden by the hand and found again at its place (no action), a
+look-alike that stays where it is while its twin is moved."""
+from __future__ import annotations
+
+import numpy as np
+
+from memora_core.perception.camera.tracker import Sighting, VideoTracker
+
+CATS = ["bottle", "cup", "spoon"]
+
+
+def _p(cat: str) -> np.ndarray:
+    v = np.full(len(CATS), 0.02, np.float32)
+    v[CATS.index(cat)] = 1.0
+    return v / v.sum()
+
+
+def _s(t: float, x: float, y: float, colour: str, cat: str, size: int = 20) -> Sighting:
+    return Sighting(t=t, centre=np.array([x, y], float), box=(int(x - size / 2), int(y - size / 2), size, size),
+                    colour=colour, category=_p(cat), material=np.ones(1, np.float32), touches_hand=False)
+
+
+def _tracker() -> VideoTracker:
+    return VideoTracker(320, 240, place_tol=0.06, rest_frames=2, moved_confirm_s=2.5, pour_min_s=1.0, beside_tol=0.09,
+                        is_container=lambda tr: int(np.argmax(tr.category)) == CATS.index("cup"),
+                        pour_window_s=3.0, forget_s=8.0)
+
+
+def _hand_at(x: float, y: float) -> np.ndarray:
+    m = np.zeros((240, 320), bool)
+    m[int(y) - 6:int(y) + 6, int(x) - 6:int(x) + 6] = True
+    return m
+
+
+def _run(tr: VideoTracker, frames: list[tuple[float, list[Sighting], np.ndarray | None]]) -> list:
+    for t, sights, hand in frames:
+        tr.step(t, sights, None, hand)
+    tr.flush_all()
+    return tr.events
+
+
+SCENE = lambda t: [_s(t, 60, 100, "red", "bottle"), _s(t, 200, 120, "orange", "cup", 30),  # noqa: E731
+                   _s(t, 260, 200, "yellow", "spoon"), _s(t, 120, 200, "silver", "spoon")]
+
+
+def test_pick_and_put_on_the_table_with_times() -> None:
+    tr = _tracker()
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    # the hand takes the yellow spoon: gone from its place at 1.5 s (the hand there), carried, set down at 3.0 s
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None), (2.5, moved(2.5), None)]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], None) for t in (3.0, 3.5, 4.0, 4.5)]
+    events = _run(tr, frames)
+    kinds = [(e.kind, tr.tracks[e.track].colour) for e in events]
+    assert kinds == [("pick", "yellow"), ("put", "yellow")]
+    pick, put = events
+    assert 1.0 <= pick.key_s <= 1.5 and put.key_s == 3.0
+    assert put.target is None  # on the surface
+    # the look-alike (the silver spoon) stayed where it was: no action names it
+    assert all(tr.tracks[e.track].colour == "yellow" for e in events)
+
+
+def test_put_into_a_container() -> None:
+    tr = _tracker()
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None)]
+    frames += [(t, moved(t) + [_s(t, 202, 118, "yellow", "spoon")], None) for t in np.arange(2.5, 7.0, 0.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "put"]
+    assert tr.tracks[events[1].target].colour == "orange"
+
+
+def test_pour_is_a_brief_rest_in_a_container_then_carried_off() -> None:
+    tr = _tracker()
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "red"]  # noqa: E731
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(60, 100)), (2.0, moved(2.0), None)]
+    # held still over the cup for 1.5 s (the pour), then carried back and set down near where it was
+    frames += [(t, moved(t) + [_s(t, 198, 110, "red", "bottle")], None) for t in (2.5, 3.0, 3.5, 4.0)]
+    frames += [(4.5, moved(4.5), _hand_at(198, 110)), (5.0, moved(5.0), None)]
+    frames += [(t, moved(t) + [_s(t, 90, 100, "red", "bottle")], None) for t in np.arange(5.5, 9.0, 0.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "pour", "put"]
+    pour = events[1]
+    assert tr.tracks[pour.target].colour == "orange" and 2.5 <= pour.key_s <= 4.5
+
+
+def test_hidden_by_the_hand_and_found_again_is_no_action() -> None:
+    tr = _tracker()
+    hidden = lambda t: [s for s in SCENE(t) if s.colour != "silver"]  # noqa: E731
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    frames += [(t, hidden(t), _hand_at(120, 200)) for t in (1.5, 2.0, 2.5)]
+    frames += [(t, SCENE(t), None) for t in (3.0, 3.5, 4.0)]
+    assert _run(tr, frames) == []
+    silver = [x for x in tr.tracks if x.colour == "silver" and x.state == "resting"]
+    assert len(silver) == 1 and silver[0].missing_since is None
