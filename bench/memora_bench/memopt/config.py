@@ -70,6 +70,10 @@ class GrpoConfig(_Cfg):
     kappa: float = Field(default=3.0, gt=0, description="token advantages clipped to [-kappa, kappa]")
     max_grad_norm: float = Field(default=1.0, gt=0)
     seed: int = Field(default=0, description="torch / sampling seed")
+    save_steps: int | None = Field(default=None, ge=1, description="checkpoint every N optimiser steps (a rerun "
+                                   "resumes from the last); default once per epoch")
+    gradient_checkpointing: bool = Field(default=False, description="recompute activations in the backward pass "
+                                         "(TRL's default; costs a second forward, only worth it where memory is short)")
     use_vllm: bool = Field(default=False, description="TRL's vLLM generation (GPU hosts)")
     vllm_mode: Literal["colocate", "server"] = Field(default="colocate", description="TRL vLLM mode")
 
@@ -84,6 +88,10 @@ class EvalConfig(_Cfg):
     write_max_new_tokens: int = Field(default=64, ge=4, le=512, description="greedy entry length for memories "
                                       "(replay cache, validation, test)")
     html_entries: int = Field(default=4, ge=1, description="test entries shown before/after in report.html")
+    benchmark_participants: list[str] = Field(default_factory=list, description="MEMORA-Bench participants "
+                                              "(P28 test, P06 development) whose EAM-QA the untrained and the "
+                                              "trained writer are also scored on, as the memlife condition "
+                                              "(memopt/benchmark.py: a whole history per writer, minutes each)")
 
 
 class MemOptConfig(_Cfg):

@@ -12,20 +12,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from memora_core.schemas import SegmentObservation
 from memora_core.store.embedding import Embedder
 
 from memora_bench.memlife.types import EntryKey, Interval, SegmentInput
+from memora_bench.memopt.compact import compact_perception
 from memora_bench.memopt.replay_cache import ReplayCache
-from memora_bench.memopt.rewards.faithfulness import token_faithfulness
-from memora_bench.memopt.rewards.informativeness import informativeness
+from memora_bench.memopt.rewards.faithfulness import token_faithfulness_batch
+from memora_bench.memopt.rewards.informativeness import informativeness_batch
 from memora_bench.memopt.rewards.retrievability import retrievability
 
 
-def source_text(seg: SegmentInput) -> str:
-    """What the evaluators see of a segment: its perception (null fields dropped) and transcript."""
-    obs = SegmentObservation.model_validate_json(seg.perception_json)
-    perception = obs.model_dump_json(exclude_none=True, exclude_defaults=True)
+def source_text(seg: SegmentInput, max_chars: int) -> str:
+    """What the evaluators see of a segment: the writer's compact perception (memopt/compact.py) and transcript."""
+    perception = compact_perception(seg.perception_json, max_chars)
     return f"PERCEPTION: {perception}\nTRANSCRIPT: {seg.transcript.strip() or '(nothing said)'}"
 
 
@@ -53,26 +52,29 @@ class FirmReward:
     last_token_rewards: list[torch.Tensor] = field(default_factory=list)
     last_components: dict[str, float] = field(default_factory=dict)
 
+    def score_batch(self, keys: list[str], texts: list[str], ids: list[list[int]]
+                    ) -> list[tuple[torch.Tensor, float, float, float]]:
+        """(token rewards, mean F, I, R) of each candidate; the evaluators' forward passes are batched."""
+        fs = token_faithfulness_batch(self.evaluator, self.tokenizer, [self.sources[k] for k in keys], texts, ids,
+                                      self.max_prompt_tokens)
+        infs = informativeness_batch(self.initial_writer or self.evaluator, self.tokenizer, texts,
+                                     [self.facts.get(k, []) for k in keys], self.max_prompt_tokens)
+        rs = [1.0] * len(keys)
+        if self.cache is not None and keys:
+            vecs = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+            rs = [retrievability(self.cache, tuple(json.loads(k)), self.intervals[k], v) for k, v in zip(keys, vecs)]
+        return [(f * i * r, float(f.mean()) if len(f) else 0.0, i, r) for f, i, r in zip(fs, infs, rs)]
+
     def score(self, key: str, text: str, ids: list[int]) -> tuple[torch.Tensor, float, float, float]:
         """(token rewards, mean F, I, R) of one candidate."""
-        f = token_faithfulness(self.evaluator, self.tokenizer, self.sources[key], text, ids, self.max_prompt_tokens)
-        i = informativeness(self.initial_writer or self.evaluator, self.tokenizer, text, self.facts.get(key, []))
-        r = 1.0
-        if self.cache is not None:
-            vec = np.asarray(self.embedder.embed([text])[0], dtype=np.float32)
-            r = retrievability(self.cache, tuple(json.loads(key)), self.intervals[key], vec)
-        return f * i * r, float(f.mean()) if len(f) else 0.0, i, r
+        return self.score_batch([key], [text], [ids])[0]
 
     def __call__(self, prompts, completions, completion_ids, seg_key, **_) -> list[float]:
-        self.last_token_rewards, sums = [], {"faithfulness": 0.0, "informativeness": 0.0, "retrievability": 0.0}
-        means = []
-        for comp, ids, key in zip(completions, completion_ids, seg_key):
-            tok, f, i, r = self.score(key, completion_text(comp), list(ids))
-            self.last_token_rewards.append(tok)
-            means.append(float(tok.mean()) if len(tok) else 0.0)
-            sums["faithfulness"] += f
-            sums["informativeness"] += i
-            sums["retrievability"] += r
-        n = max(len(means), 1)
-        self.last_components = {k: v / n for k, v in sums.items()}
+        scored = self.score_batch(list(seg_key), [completion_text(c) for c in completions],
+                                  [list(i) for i in completion_ids])
+        self.last_token_rewards = [tok for tok, *_ in scored]
+        means = [float(tok.mean()) if len(tok) else 0.0 for tok in self.last_token_rewards]
+        n = max(len(scored), 1)
+        self.last_components = {name: sum(row[j] for row in scored) / n
+                                for j, name in ((1, "faithfulness"), (2, "informativeness"), (3, "retrievability"))}
         return means

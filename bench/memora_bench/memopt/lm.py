@@ -36,3 +36,43 @@ def greedy(model, tokenizer, prompt: list[int], max_new_tokens: int) -> str:
     out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
                          do_sample=False, pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
     return tokenizer.decode(out[0, len(prompt):], skip_special_tokens=True).strip()
+
+
+def _left_padded(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Left-padded (ids, attention mask, position ids): every row's last token sits in the last column."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
+        mask[i, width - len(r):] = 1
+    pos = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    return ids.to(device), mask.to(device), pos.to(device)
+
+
+@torch.no_grad()
+def batched_continuation_logits(model, prompts: list[list[int]], completions: list[list[int]], pad_id: int,
+                                batch: int = 8) -> list[torch.Tensor]:
+    """`continuation_logits` for many (prompt, completion) pairs, `batch` rows per forward pass (left padding;
+    only the completion positions go through the LM head)."""
+    out: list[torch.Tensor] = []
+    for s in range(0, len(prompts), batch):
+        ps, cs = prompts[s:s + batch], completions[s:s + batch]
+        keep = max(len(c) for c in cs) + 1
+        ids, mask, pos = _left_padded([p + c for p, c in zip(ps, cs)], pad_id, model.device)
+        logits = model(input_ids=ids, attention_mask=mask, position_ids=pos, logits_to_keep=keep).logits.float()
+        for i, c in enumerate(cs):
+            first = keep - 1 - len(c)
+            out.append(logits[i, first:first + len(c)].cpu() if c else torch.zeros(0, logits.shape[-1]))
+    return out
+
+
+@torch.no_grad()
+def batched_next_token_logits(model, prompts: list[list[int]], pad_id: int, batch: int = 8) -> torch.Tensor:
+    """(len(prompts), vocab) next-token logits, `batch` prompts per forward pass (left padding)."""
+    rows = []
+    for s in range(0, len(prompts), batch):
+        ids, mask, pos = _left_padded(prompts[s:s + batch], pad_id, model.device)
+        rows.append(model(input_ids=ids, attention_mask=mask, position_ids=pos, logits_to_keep=1).logits[:, -1]
+                    .float().cpu())
+    return torch.cat(rows) if rows else torch.zeros(0)

@@ -13,12 +13,21 @@ from memora_bench.memlife.index import MemLifeIndex
 from memora_bench.memlife.reader import DeterministicReader
 from memora_bench.memlife.types import Interval, MemoryEntry, ReaderTrace, SegmentInput
 from memora_bench.memlife.writer import MemLifeWriter, entry_for, sanitise_entry
+from memora_bench.memopt.compact import compact_segment
 from memora_bench.memopt.data import ParticipantData, TrainingQuestion
 
 
+class CompactWriter(MemLifeWriter):
+    """The MemLife writer's versioned prompt with the segment's perception in compact form (memopt/compact.py):
+    the same facts in about a third of the tokens, cut at whole items rather than mid-JSON."""
+
+    def messages(self, seg: SegmentInput) -> list[dict]:
+        return super().messages(compact_segment(seg, self.max_json))
+
+
 def writer_prompts(max_prompt_json_chars: int) -> MemLifeWriter:
-    """The MemLife writer's versioned prompt (`.messages`); MemOpt samples from it with its own policy model."""
-    return MemLifeWriter(None, max_prompt_json_chars=max_prompt_json_chars, model_name="memopt")  # type: ignore[arg-type]
+    """The writer prompt (`.messages`) MemOpt samples from with its own policy model."""
+    return CompactWriter(None, max_prompt_json_chars=max_prompt_json_chars, model_name="memopt")  # type: ignore[arg-type]
 
 
 @torch.no_grad()

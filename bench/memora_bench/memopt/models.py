@@ -2,6 +2,7 @@
 policy, TRL's frozen reference (KL) and the frozen evaluators all load the same initial weights from disk."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import torch
@@ -12,7 +13,9 @@ TINY = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_atte
             num_key_value_heads=2, max_position_embeddings=4096)
 
 
+@functools.lru_cache(maxsize=1)
 def smollm2_tokenizer():
+    """SmolLM2's tokenizer from the GGUF (parsed once per process: the GGUF read takes seconds)."""
     from transformers import AutoTokenizer
 
     from memora_core.llm.transformers_local import smollm2_gguf

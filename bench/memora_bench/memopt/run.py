@@ -47,7 +47,7 @@ def key_facts(data: MemOptData, model, tok, cfg: MemOptConfig, out: Path) -> dic
             for k in q.evidence_segments:
                 if tuple(k) in segs:
                     facts.setdefault(key_str(k), []).append(extract_key_fact(
-                        model, tok, source_text(segs[tuple(k)]), q.item.question, answer,
+                        model, tok, source_text(segs[tuple(k)], cfg.data.max_prompt_json_chars), q.item.question, answer,
                         cfg.rewards.fact_max_new_tokens, cfg.rewards.max_prompt_tokens))
     _save_json(path, facts)
     return facts
@@ -130,10 +130,11 @@ def grpo_args(cfg: MemOptConfig, out: Path, n_segments: int, progress: bool):
         max_completion_length=g.max_completion_length, temperature=g.temperature, top_p=1.0, top_k=0,
         beta=g.beta, epsilon=g.epsilon, num_iterations=g.num_iterations, max_grad_norm=g.max_grad_norm,
         loss_type="dapo", scale_rewards="group", logging_steps=1, save_strategy="steps",
-        save_steps=max(1, n_segments // min(g.segments_per_step, n_segments)), save_total_limit=1,
+        save_steps=g.save_steps or max(1, n_segments // min(g.segments_per_step, n_segments)), save_total_limit=1,
         report_to="none", seed=g.seed, data_seed=g.seed, use_cpu=not torch.cuda.is_available(),
         disable_tqdm=not progress, use_vllm=g.use_vllm, vllm_mode=g.vllm_mode, bf16=cfg.model.dtype == "bfloat16",
-        remove_unused_columns=False, dataloader_num_workers=0, shuffle_dataset=True)
+        remove_unused_columns=False, dataloader_num_workers=0, shuffle_dataset=True,
+        gradient_checkpointing=g.gradient_checkpointing)
 
 
 def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = True) -> dict:
@@ -158,7 +159,7 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
     facts = key_facts(data, frozen_initial, tok, cfg, out)
     segs = [s for p in data.train for s in p.segments]
     firm = FirmReward(evaluator=evaluator, tokenizer=tok, embedder=embedder,
-                      sources={key_str(s.key): source_text(s) for s in segs},
+                      sources={key_str(s.key): source_text(s, cfg.data.max_prompt_json_chars) for s in segs},
                       intervals={key_str(s.key): _interval(s) for s in segs},
                       facts={k: list(dict.fromkeys(v))[:cfg.rewards.max_facts_per_segment] for k, v in facts.items()},
                       max_prompt_tokens=cfg.rewards.max_prompt_tokens, initial_writer=frozen_initial)
@@ -190,6 +191,14 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
     result = {"config": cfg.name, "test_participants": [p.participant_id for p in data.test],
               "untrained": untrained["scores"], "trained": score(data.test, mems, embedder, cfg.reader_config()),
               "best": json.loads((out / "best.json").read_text()) if best_dir else None}
+    if cfg.eval.benchmark_participants:
+        from memora_bench.memopt.benchmark import benchmark_scores
+
+        step = result["best"]["step"] if result["best"] else trainer.state.global_step
+        writers = {"untrained": ("untrained", frozen_initial), "trained": (f"trained_step{step}", trained)}
+        result["benchmark"] = {pid: {side: benchmark_scores(m, tok, cfg, data_root, pid, out, label)
+                                     for side, (label, m) in writers.items()}
+                               for pid in cfg.eval.benchmark_participants}
     _save_json(out / "eval.json", result)
     write_report(out, cfg, tlog, result, data, untrained["entries"],
                  {k: [e.model_dump() for e in v] for k, v in mems.items()})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from memora_bench.memopt.lm import continuation_logits, prompt_ids
+from memora_bench.memopt.lm import batched_continuation_logits, prompt_ids
 
 EVALUATOR_SYSTEM = ("You check a first-person memory entry against the source it was written from. Reproduce the "
                     "entry word for word wherever the source supports it; where a span is not supported, replace "
@@ -31,8 +31,20 @@ def ratio_to_max(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 def token_faithfulness(model, tokenizer, source: str, candidate_text: str, completion_ids: list[int],
                        max_prompt_tokens: int = 1536) -> torch.Tensor:
     """(len(completion_ids),) faithfulness of each candidate token under the frozen evaluator `model`."""
-    if not completion_ids:
-        return torch.zeros(0)
-    prompt = prompt_ids(tokenizer, evaluator_messages(source, candidate_text), max_prompt_tokens)
-    logits = continuation_logits(model, prompt, list(completion_ids))
-    return ratio_to_max(logits, torch.tensor(list(completion_ids), dtype=torch.long))
+    return token_faithfulness_batch(model, tokenizer, [source], [candidate_text], [completion_ids],
+                                    max_prompt_tokens)[0]
+
+
+def token_faithfulness_batch(model, tokenizer, sources: list[str], candidate_texts: list[str],
+                             completion_ids: list[list[int]], max_prompt_tokens: int = 1536,
+                             batch: int = 8) -> list[torch.Tensor]:
+    """`token_faithfulness` of many candidates, the evaluator's forward passes batched."""
+    out: list[torch.Tensor | None] = [torch.zeros(0) if not ids else None for ids in completion_ids]
+    todo = [i for i, ids in enumerate(completion_ids) if ids]
+    prompts = [prompt_ids(tokenizer, evaluator_messages(sources[i], candidate_texts[i]), max_prompt_tokens)
+               for i in todo]
+    comps = [list(completion_ids[i]) for i in todo]
+    logits = batched_continuation_logits(model, prompts, comps, tokenizer.pad_token_id or 0, batch)
+    for i, lg, c in zip(todo, logits, comps):
+        out[i] = ratio_to_max(lg, torch.tensor(c, dtype=torch.long))
+    return out  # type: ignore[return-value]

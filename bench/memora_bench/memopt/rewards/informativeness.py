@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from memora_bench.memopt.lm import greedy, next_token_logits, prompt_ids
+from memora_bench.memopt.lm import batched_next_token_logits, greedy, prompt_ids
 
 FACT_SYSTEM = ("You read what happened in a short video segment and a question about the person. State in one "
                "short sentence the fact from the segment that supports the given answer.")
@@ -49,13 +49,28 @@ def yes_probability(logits: torch.Tensor, yes_ids: list[int], no_ids: list[int])
 
 
 def entailment_probability(model, tokenizer, candidate: str, fact: str, max_prompt_tokens: int = 1024) -> float:
-    logits = next_token_logits(model, prompt_ids(tokenizer, entail_messages(candidate, fact), max_prompt_tokens))
-    return yes_probability(logits, answer_token_ids(tokenizer, ("Yes", " Yes", "yes")),
-                           answer_token_ids(tokenizer, ("No", " No", "no")))
+    return entailment_probabilities(model, tokenizer, [(candidate, fact)], max_prompt_tokens)[0]
+
+
+def entailment_probabilities(model, tokenizer, pairs: list[tuple[str, str]], max_prompt_tokens: int = 1024,
+                             batch: int = 8) -> list[float]:
+    """p(Yes) / (p(Yes) + p(No)) for each (candidate, fact), the forward passes batched."""
+    if not pairs:
+        return []
+    prompts = [prompt_ids(tokenizer, entail_messages(c, f), max_prompt_tokens) for c, f in pairs]
+    logits = batched_next_token_logits(model, prompts, tokenizer.pad_token_id or 0, batch)
+    yes, no = (answer_token_ids(tokenizer, ("Yes", " Yes", "yes")), answer_token_ids(tokenizer, ("No", " No", "no")))
+    return [yes_probability(row, yes, no) for row in logits]
 
 
 def informativeness(model, tokenizer, candidate: str, facts: list[str]) -> float:
     """Mean entailment probability over the segment's key facts; 1.0 (neutral) when it has none."""
-    if not facts:
-        return 1.0
-    return sum(entailment_probability(model, tokenizer, candidate, f) for f in facts) / len(facts)
+    return informativeness_batch(model, tokenizer, [candidate], [facts])[0]
+
+
+def informativeness_batch(model, tokenizer, candidates: list[str], facts: list[list[str]],
+                          max_prompt_tokens: int = 1024) -> list[float]:
+    """`informativeness` of many candidates (candidate i judged against facts[i]), all entailments batched."""
+    pairs = [(c, f) for c, fs in zip(candidates, facts) for f in fs]
+    probs = iter(entailment_probabilities(model, tokenizer, pairs, max_prompt_tokens))
+    return [sum(next(probs) for _ in fs) / len(fs) if fs else 1.0 for fs in facts]
