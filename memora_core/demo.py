@@ -55,6 +55,10 @@ class DemoConfig(BaseModel):
     layout_seed: int = 1002
     regression_first_seed: int = 1000  # `make sim-regression` layouts: this seed and the next ones
     camera_speed: float = Field(default=4.0, ge=0)
+    # Who forms the memory from the demonstrations: `camera` (pixels + the video's audio track) or the `sim`
+    # oracle (the recorded simulator state). The robot knows the execution kitchen from the simulator.
+    perception: str = Field(default="sim", description="memory writer perception backend (camera | sim)")
+    robot_perception: str = Field(default="sim", description="what the robot's object knowledge comes from")
     speech: dict[str, object] = Field(default_factory=lambda: {"voice": "en", "words_per_minute": 130})
     tasks: list[DemoTask]
 
@@ -69,6 +73,19 @@ def render_demos(cfg: DemoConfig, demo_root: Path) -> list[Path]:
     return videos
 
 
+def prepare_camera(demo_root: Path) -> None:
+    """Camera perception needs its trained model (`memora camera-train`, once per machine) and the
+    demonstrations' soundtracks (what the person said, for the transcript)."""
+    from memora_core.perception import load_perception_config
+    from sim.demonstrator.soundtrack import add_soundtrack
+    from sim.demonstrator.trace import find_sessions
+
+    if not Path(load_perception_config().camera.model_path).expanduser().exists():
+        subprocess.run([sys.executable, "-m", "memora_core.cli.main", "camera-train"], check=True, cwd=REPO)
+    for session in find_sessions(demo_root):
+        add_soundtrack(session)
+
+
 def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
     if shutil.which("espeak-ng") is None:
         raise RuntimeError("espeak-ng missing (scripts/apt-packages.txt; run scripts/setup.sh)")
@@ -77,10 +94,13 @@ def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
     return path
 
 
-def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None) -> DemoConfig:
+def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None,
+                     perception: str | None = None) -> DemoConfig:
     cfg = DemoConfig.model_validate(load_yaml(path))
     if layout_seed is not None:
         cfg.layout_seed = layout_seed
+    if perception is not None:
+        cfg.perception = perception
     return cfg
 
 
@@ -103,6 +123,8 @@ class DemoRun:
             shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.videos = render_demos(self.cfg, self.run_dir / "demos")
+        if self.cfg.perception == "camera":
+            prepare_camera(self.run_dir / "demos")
         self.tasks = []
         for i, t in enumerate(self.cfg.tasks):
             wav = speak(t.instruction, self.run_dir / f"instruction_{i}.wav", self.cfg.speech) if t.voice else None
@@ -115,7 +137,8 @@ class DemoRun:
         return {"videos": json.dumps([str(v) for v in self.videos]), "participant": self.cfg.participant,
                 "run_dir": str(self.run_dir), "demo_root": str(self.run_dir / "demos"),
                 "layout_seed": str(self.cfg.layout_seed), "driver": "demo", "tasks": json.dumps(self.tasks),
-                "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed)}
+                "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed),
+                "perception": self.cfg.perception}
 
     def finish(self, code: int) -> bool:
         """Write summary.json and report.html, print the summary; True when the graph exited 0 and every task
@@ -151,9 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=Path, default=DEFAULT_RUNS)
     ap.add_argument("--layout-seed", type=int, default=None, help="execution layout seed (overrides the config)")
     ap.add_argument("--name", default=None, help="run name (runs/<name>)")
+    ap.add_argument("--perception", choices=["camera", "sim"], default=None,
+                    help="who forms the memory from the demonstrations (overrides the config)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    cfg = load_demo_config(args.config, args.layout_seed)
+    cfg = load_demo_config(args.config, args.layout_seed, args.perception)
     run = DemoRun(cfg, args.runs / (args.name or cfg.run_name)).prepare()
     return 0 if run.finish(run_graph(run)) else 1
 
@@ -165,6 +190,7 @@ def _finish(run: DemoRun, code: int) -> bool:
     summary.update(wall_seconds=round(time.monotonic() - run.started, 1), exit_code=code, participant=cfg.participant,
                    layout_seed=cfg.layout_seed, demonstrations=[v.stem for v in videos],
                    recording=recording_summary(run_dir / "recording"),
+                   perception={"memory": cfg.perception, "robot": cfg.robot_perception},
                    execution_video=str(run_dir / "execution" / "execution.mp4")
                    if (run_dir / "execution" / "execution.mp4").exists() else None)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))

@@ -41,6 +41,10 @@ class CameraPerception(PerceptionBackend):
     def __init__(self, config: PerceptionConfig | None = None, model: CameraModel | None = None) -> None:
         config = config or PerceptionConfig(backend="camera")
         self.cfg: CameraPerceptionConfig = config.camera
+        if self.cfg.video_root is None:  # the demo passes where its demonstrations are (options.demo_root)
+            root = config.options.get("video_root") or config.options.get("demo_root")
+            if root:
+                self.cfg = self.cfg.model_copy(update={"video_root": str(root)})
         self._model = model
         self._trackers: OrderedDict[str, VideoTracker] = OrderedDict()
         self._reported: dict[str, int] = {}  # video -> events already reported
