@@ -259,6 +259,14 @@ def current_posture(robot: SimRobot, arm: str) -> np.ndarray:
     return space.clip(space.vector(robot.joint_positions()))
 
 
+def start_posture(robot: SimRobot, world: MujocoPlanningWorld) -> np.ndarray:
+    """Where the next motion of `world.arm` starts: its commanded posture (where the servos are going; after a
+    planned motion, that motion's valid goal) when that is valid, else the measured one (at home the
+    commanded posture presses the hands into the hips)."""
+    commanded = world.space.clip(commanded_posture(robot, world.arm))
+    return commanded if world.is_valid(commanded) else current_posture(robot, world.arm)
+
+
 def commanded_posture(robot: SimRobot, arm: str) -> np.ndarray:
     """The planned joints of `arm` (+ waist) at their commanded targets: where a new motion starts from."""
     return joint_space(robot, arm).vector(_commanded(robot))

@@ -56,7 +56,7 @@ def _targets(robot, rng: np.random.Generator, motions: int, above: float) -> lis
 
 
 def run_layout(seed: int, args: argparse.Namespace, cfg, reach_cache: dict) -> list[dict]:
-    from sim.planning_world import arm_planner, current_posture, reachability_map
+    from sim.planning_world import arm_planner, current_posture, reachability_map, start_posture
     from sim.robot_backend import SimRobot
 
     robot = SimRobot(load_robot_config("sim_g1"), seed=seed)
@@ -72,7 +72,7 @@ def run_layout(seed: int, args: argparse.Namespace, cfg, reach_cache: dict) -> l
     for k, (kind, target) in enumerate(targets):
         if kind == "pre-grasp":
             arm = reach.best_arm(target) or ("left" if target[1] >= 0 else "right")
-            start = rest[arm] if not args.execute else current_posture(robot, arm)
+            start = rest[arm] if not args.execute else start_posture(robot, planners[arm].world)
         planner = planners[arm]
         legs = [(kind, target)] + ([("rest", None)] if kind == "pre-place" else [])
         for leg, point in legs:
@@ -100,10 +100,8 @@ def run_layout(seed: int, args: argparse.Namespace, cfg, reach_cache: dict) -> l
                 row.update(contacts=report.collisions, moved=moved)
                 for p in planners.values():
                     p.world.sync(robot)
-            start = plan.path.waypoints[-1] if not args.execute else current_posture(robot, arm)
+            start = plan.path.waypoints[-1] if not args.execute else start_posture(robot, planner.world)
             rows.append(row)
-        if k + 1 < len(targets) and kind == "pre-place" and args.execute:
-            start = current_posture(robot, arm)
     # Validity rate on realistic states: the planned trajectories' own samples (each arm on its own world).
     states = [(planners[r["arm"]].world, q) for r in rows if r.get("ok") for q in r.pop("positions")]
     states = [states[i] for i in rng.permutation(len(states))[:args.check_states]]
