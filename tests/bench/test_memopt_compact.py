@@ -12,6 +12,7 @@ from memora_core.schemas import SegmentObservation
 
 from memora_bench.memlife.types import SegmentInput
 from memora_bench.memopt.compact import compact_perception
+from memora_bench.memopt.lm import greedy_batch
 from memora_bench.memopt.memory import writer_prompts
 from memora_bench.memopt.models import smollm2_tokenizer, tiny_model
 from memora_bench.memopt.rewards.faithfulness import token_faithfulness, token_faithfulness_batch
@@ -91,3 +92,10 @@ def test_batched_informativeness_equals_one_at_a_time(lm):
     got = informativeness_batch(model, tok, cands + ["nothing"], facts)
     want = [informativeness(model, tok, c, f) for c, f in zip(cands + ["nothing"], facts)]
     assert got == pytest.approx(want, abs=1e-4) and got[1] == 1.0
+
+
+def test_batched_greedy_equals_one_at_a_time(lm):
+    model, tok = lm
+    prompts = [tok.encode("I took the cup and", add_special_tokens=False),
+               tok.encode("Then I washed the long row of plates", add_special_tokens=False)]
+    assert greedy_batch(model, tok, prompts, 5) == [greedy_batch(model, tok, [p], 5)[0] for p in prompts]

@@ -12,32 +12,6 @@ def prompt_ids(tokenizer, messages: list[dict], max_prompt_tokens: int) -> list[
     return list(ids)[-max_prompt_tokens:]
 
 
-@torch.no_grad()
-def continuation_logits(model, prompt: list[int], completion: list[int]) -> torch.Tensor:
-    """Teacher forcing: (len(completion), vocab) logits, row t predicting completion[t] after prompt + completion[:t]."""
-    if not completion:
-        return torch.zeros(0, model.config.vocab_size)
-    ids = torch.tensor([prompt + completion], dtype=torch.long, device=model.device)
-    logits = model(input_ids=ids).logits[0].float()
-    return logits[len(prompt) - 1: len(prompt) - 1 + len(completion)].cpu()
-
-
-@torch.no_grad()
-def next_token_logits(model, prompt: list[int]) -> torch.Tensor:
-    """(vocab,) logits of the token after `prompt`."""
-    ids = torch.tensor([prompt], dtype=torch.long, device=model.device)
-    return model(input_ids=ids).logits[0, -1].float().cpu()
-
-
-@torch.no_grad()
-def greedy(model, tokenizer, prompt: list[int], max_new_tokens: int) -> str:
-    """Greedy decoding of at most `max_new_tokens`, special tokens dropped."""
-    ids = torch.tensor([prompt], dtype=torch.long, device=model.device)
-    out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                         do_sample=False, pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
-    return tokenizer.decode(out[0, len(prompt):], skip_special_tokens=True).strip()
-
-
 def _left_padded(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Left-padded (ids, attention mask, position ids): every row's last token sits in the last column."""
     width = max(len(r) for r in rows)
@@ -53,8 +27,9 @@ def _left_padded(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tens
 @torch.no_grad()
 def batched_continuation_logits(model, prompts: list[list[int]], completions: list[list[int]], pad_id: int,
                                 batch: int = 8) -> list[torch.Tensor]:
-    """`continuation_logits` for many (prompt, completion) pairs, `batch` rows per forward pass (left padding;
-    only the completion positions go through the LM head)."""
+    """Teacher forcing: per (prompt, completion), (len(completion), vocab) logits, row t predicting completion[t]
+    after prompt + completion[:t]; `batch` rows per forward pass (left padding; only the completion positions
+    go through the LM head)."""
     out: list[torch.Tensor] = []
     for s in range(0, len(prompts), batch):
         ps, cs = prompts[s:s + batch], completions[s:s + batch]
@@ -76,3 +51,17 @@ def batched_next_token_logits(model, prompts: list[list[int]], pad_id: int, batc
         rows.append(model(input_ids=ids, attention_mask=mask, position_ids=pos, logits_to_keep=1).logits[:, -1]
                     .float().cpu())
     return torch.cat(rows) if rows else torch.zeros(0)
+
+
+@torch.no_grad()
+def greedy_batch(model, tokenizer, prompts: list[list[int]], max_new_tokens: int, batch: int = 8) -> list[str]:
+    """Greedy decoding of at most `max_new_tokens` per prompt (special tokens dropped), `batch` prompts per
+    `generate` call (left padding)."""
+    out: list[str] = []
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    for s in range(0, len(prompts), batch):
+        ids, mask, _ = _left_padded(prompts[s:s + batch], pad, model.device)
+        gen = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_new_tokens, do_sample=False,
+                             pad_token_id=pad)
+        out += [tokenizer.decode(row, skip_special_tokens=True).strip() for row in gen[:, ids.shape[1]:]]
+    return out

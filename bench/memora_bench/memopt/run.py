@@ -22,7 +22,7 @@ from memora_bench.memopt.firm import FirmReward, key_str, source_text
 from memora_bench.memopt.memory import build_index, read_all, score, write_entries, writer_prompts
 from memora_bench.memopt.models import load_frozen, materialise_initial_writer
 from memora_bench.memopt.replay_cache import ReplayCache
-from memora_bench.memopt.rewards.informativeness import extract_key_fact
+from memora_bench.memopt.rewards.informativeness import extract_key_facts
 
 log = logging.getLogger(__name__)
 LOG_KEYS = ("reward", "faithfulness", "informativeness", "retrievability", "kl", "loss")
@@ -39,16 +39,20 @@ def key_facts(data: MemOptData, model, tok, cfg: MemOptConfig, out: Path) -> dic
     path = out / "facts.json"
     if path.exists():
         return json.loads(path.read_text())
-    facts: dict[str, list[str]] = {}
+    keys, cases = [], []
     for p in data.train:
         segs = {s.key: s for s in p.segments}
         for q in p.questions:
             answer = q.item.choices["ABCDE".index(q.item.answer)]
             for k in q.evidence_segments:
                 if tuple(k) in segs:
-                    facts.setdefault(key_str(k), []).append(extract_key_fact(
-                        model, tok, source_text(segs[tuple(k)], cfg.data.max_prompt_json_chars), q.item.question, answer,
-                        cfg.rewards.fact_max_new_tokens, cfg.rewards.max_prompt_tokens))
+                    keys.append(key_str(k))
+                    cases.append((source_text(segs[tuple(k)], cfg.data.max_prompt_json_chars), q.item.question,
+                                  answer))
+    facts: dict[str, list[str]] = {}
+    for k, f in zip(keys, extract_key_facts(model, tok, cases, cfg.rewards.fact_max_new_tokens,
+                                            cfg.rewards.max_prompt_tokens)):
+        facts.setdefault(k, []).append(f)
     _save_json(path, facts)
     return facts
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from memora_bench.memopt.lm import batched_next_token_logits, greedy, prompt_ids
+from memora_bench.memopt.lm import batched_next_token_logits, greedy_batch, prompt_ids
 
 FACT_SYSTEM = ("You read what happened in a short video segment and a question about the person. State in one "
                "short sentence the fact from the segment that supports the given answer.")
@@ -30,9 +30,15 @@ def entail_messages(candidate: str, fact: str) -> list[dict]:
 def extract_key_fact(model, tokenizer, source: str, question: str, answer: str, max_new_tokens: int = 48,
                      max_prompt_tokens: int = 1536) -> str:
     """The key fact (greedy, frozen initial writer); falls back to the answer text when the model says nothing."""
-    text = greedy(model, tokenizer, prompt_ids(tokenizer, fact_messages(source, question, answer),
-                                               max_prompt_tokens), max_new_tokens)
-    return text.splitlines()[0].strip() if text.strip() else answer
+    return extract_key_facts(model, tokenizer, [(source, question, answer)], max_new_tokens, max_prompt_tokens)[0]
+
+
+def extract_key_facts(model, tokenizer, cases: list[tuple[str, str, str]], max_new_tokens: int = 48,
+                      max_prompt_tokens: int = 1536) -> list[str]:
+    """`extract_key_fact` for many (source, question, answer), the greedy decoding batched."""
+    prompts = [prompt_ids(tokenizer, fact_messages(*c), max_prompt_tokens) for c in cases]
+    texts = greedy_batch(model, tokenizer, prompts, max_new_tokens)
+    return [t.splitlines()[0].strip() if t.strip() else c[2] for t, c in zip(texts, cases)]
 
 
 def answer_token_ids(tokenizer, words: tuple[str, ...]) -> list[int]:
