@@ -141,7 +141,9 @@ def summarise(rows: list[dict]) -> dict:
     }
     if any("contacts" in r for r in ok):
         out["executed"] = {"with_hard_contact": sum(bool(r["contacts"]) for r in ok),
-                           "objects_moved": sum(len(r["moved"]) for r in ok)}
+                           "objects_moved": sum(len(r["moved"]) for r in ok),
+                           "moved": [f"seed {r['seed']} {r['kind']} ({r['arm']}): {', '.join(r['moved'])}"
+                                     for r in ok if r["moved"]]}
     return out
 
 
