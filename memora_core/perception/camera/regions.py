@@ -56,7 +56,7 @@ def _coarse_hue(rgb_pixels: np.ndarray) -> np.ndarray:
 def _split(rgb: np.ndarray, comp: np.ndarray, min_part: int) -> list[np.ndarray]:
     """A component split into per-colour parts. Seeds are the hue classes with at least `min_part` pixels and
     a twentieth of the component; two seeds of neighbouring hues (yellow and its own orange shadow side) both
-    need a third of it. Every other pixel joins its nearest seed. One part when there is at most one seed."""
+    need three tenths of it. Every other pixel joins its nearest seed. One part when there is at most one seed."""
     ys, xs = np.nonzero(comp)
     hue = _coarse_hue(rgb[ys, xs])
     n = len(ys)

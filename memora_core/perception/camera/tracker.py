@@ -63,6 +63,7 @@ class Track:
     handled: bool = False
     pending: list = field(default_factory=list)
     pending_until: float = 0.0
+    in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
 
     def vote(self, s: Sighting) -> None:
         if s.colour:
@@ -123,7 +124,7 @@ class VideoTracker:
     def _hand_near(self, hand: np.ndarray | None, pos: np.ndarray) -> bool:
         if hand is None:
             return True
-        r = int(0.6 * self.tol)
+        r = int(self.tol)
         x, y = int(pos[0]), int(pos[1])
         return bool(hand[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].any())
 
@@ -170,6 +171,7 @@ class VideoTracker:
                 tr.pos = 0.8 * tr.pos + 0.2 * s.centre
             tr.last_seen, tr.missing_since = t, None
             tr.seen += 1
+            tr.in_hand = s.touches_hand
             tr.vote(s)
             if tr.state == "resting":
                 tr.last_rest = t
@@ -190,12 +192,13 @@ class VideoTracker:
         # 2. what is new starts as a candidate
         for j, s in enumerate(sightings):
             if j not in used_s:
-                tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t)
+                tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t,
+                           in_hand=s.touches_hand)
                 tr.vote(s)
                 self.tracks.append(tr)
         # 3. candidates that stay still come to rest: a new object, or one taken earlier, moved here
         for tr in self.tracks:
-            if tr.state == "candidate" and (tr.seen >= self.settle_frames or
+            if tr.state == "candidate" and not tr.in_hand and (tr.seen >= self.settle_frames or
                                             (self._frames <= self.settle_frames and tr.seen >= self._frames)):
                 out += self._settle(tr)
         # 4. bookkeeping: the long gone are forgotten; waiting events whose time has come are reported

@@ -38,6 +38,9 @@ class CameraParams(BaseModel):
     frame_id: str = "head_camera"
     loop: bool = False
     start_delay_s: float = Field(default=0.5, ge=0, description="lets subscribers discover the topic first")
+    wait_for_node: str = Field(default="", description="play only once this node reports READY on the status topic "
+                               "(the memory writer: frames sent while it loads are lost); empty = do not wait")
+    wait_timeout_s: float = Field(default=300.0, gt=0, description="play anyway after waiting this long")
 
 
 def _resize(rgb: np.ndarray, max_side: int) -> np.ndarray:
@@ -65,11 +68,18 @@ class CameraNode(Node):
         self.episode_pub = self.create_publisher(EpisodeEvent, self.p.episode_topic, latched)
         self.status_pub = self.create_publisher(NodeStatus, self.p.status_topic, latched)
         self.frames_sent = 0
+        self._ready_seen = threading.Event()
+        if self.p.wait_for_node:
+            self.create_subscription(NodeStatus, self.p.status_topic, self._on_status, latched)
         self._stop = threading.Event()
         self.failure: BaseException | None = None
         self._worker = threading.Thread(target=self._run, daemon=True)
         self._worker.start()
         self.create_timer(0.5, self._check_worker)
+
+    def _on_status(self, msg: NodeStatus) -> None:
+        if msg.node == self.p.wait_for_node and msg.state == NodeStatus.STATE_READY:
+            self._ready_seen.set()
 
     def _check_worker(self) -> None:
         # A failure in the decode thread must end the node with an error, so the supervisor reports it.
@@ -89,6 +99,9 @@ class CameraNode(Node):
     def _run(self) -> None:
         try:
             time.sleep(self.p.start_delay_s)
+            if self.p.wait_for_node and not self._ready_seen.wait(self.p.wait_timeout_s):
+                self.get_logger().warning(f"camera: {self.p.wait_for_node} not ready after {self.p.wait_timeout_s} s; "
+                                          "playing anyway")
             self._status(NodeStatus.STATE_READY, f"source={self.p.source}")
             while not self._stop.is_set():
                 if self.p.source == "usb":
