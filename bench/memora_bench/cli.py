@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (a rerun resumes from its last checkpoint)")
     p.add_argument("--data", default=None)
     p.add_argument("--no-progress", action="store_true", help="hide the training progress bar")
+    p.add_argument("--benchmark", default=None, metavar="PIDS",
+                   help="also score the untrained and trained writer on these MEMORA-Bench participants' EAM-QA "
+                        "as the memlife condition (e.g. P28; overrides eval.benchmark_participants)")
     p.set_defaults(func=cmd_memopt)
     return parser
 
@@ -178,10 +181,16 @@ def cmd_memopt(args: argparse.Namespace, cfg: BenchConfig) -> int:
     from memora_bench.memopt.config import load_memopt_config
     from memora_bench.memopt.run import run_memopt
 
-    res = run_memopt(load_memopt_config(args.memopt_config), Path(args.out), data_root(args.data),
-                     progress=not args.no_progress)
+    mcfg = load_memopt_config(args.memopt_config)
+    if args.benchmark:
+        mcfg.eval.benchmark_participants = [p.strip().upper() for p in args.benchmark.split(",") if p.strip()]
+    res = run_memopt(mcfg, Path(args.out), data_root(args.data), progress=not args.no_progress)
+    keys = ("accuracy", "recall", "oracle_accuracy")
     for side in ("untrained", "trained"):
-        print(f"{side:10s}" + "".join(f"  {k} {res[side][k]}" for k in ("accuracy", "recall", "oracle_accuracy")))
+        print(f"{side:10s}" + "".join(f"  {k} {res[side][k]}" for k in keys))
+    for pid, sides in (res.get("benchmark") or {}).items():
+        for side in ("untrained", "trained"):
+            print(f"{pid} EAM-QA {side:10s}" + "".join(f"  {k} {sides[side][k]}" for k in keys))
     print(f"train log: {Path(args.out) / 'train_log.json'}; report: {Path(args.out) / 'report.html'}")
     return EXIT_OK
 
