@@ -130,6 +130,11 @@ class SimRobot(Robot):
             qpos[self.model.joint(name).qposadr[0]] = value
         return qpos
 
+    def arm_planner(self, arm: str):  # noqa: ANN201 - memora_core.robot.motion.ArmMotionPlanner
+        from sim.planning_world import arm_planner
+
+        return arm_planner(self, arm)
+
     def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         held = None
         if self._held is not None:

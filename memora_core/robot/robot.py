@@ -78,6 +78,10 @@ class MotionConfig(_Cfg):
     held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
     relaxed_held_orientation_cost: float = Field(default=0.02, ge=0)  # ... in a carry the strict one cannot reach
     clearance_margin: float = Field(default=0.01, ge=0)
+    planned_carry: bool = Field(default=False, description=(
+        "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
+        "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
+        "that the making-room recovery then continued from into a failure (README, robot section)"))
     # Transit (the level carry between objects) keeps this much more room around standing objects: there the
     # arm moves fastest and lags its plan most, and a light bottle brushed by a fingertip falls over.
     transit_clearance_margin: float = Field(default=0.03, ge=0)
@@ -383,6 +387,11 @@ class Robot(ABC):
                 return MotionReport(completed=False, collisions=sorted(collisions),
                                     stopped_by_estop=rep.stopped_by_estop)
         return MotionReport(completed=True, collisions=sorted(collisions))
+
+    def arm_planner(self, arm: str) -> Any | None:
+        """A collision-free motion planner for `arm` (+ waist) on a planning copy of the scene as it is now, what
+        the hand holds attached (`memora_core.robot.motion.ArmMotionPlanner`); None when the backend has none."""
+        return None
 
     def emergency_stop(self) -> None:
         self.estop.trigger()

@@ -51,7 +51,7 @@ class ArmMotion:
         m = self.cfg.motion
         return max(m.transit_clearance_margin, m.clearance_margin)
 
-    def _target_rotation(self) -> tuple[np.ndarray, float]:
+    def target_rotation(self) -> tuple[np.ndarray, float]:
         """(palm orientation, IK weight on it) for the next move: the grasp pose's, or while holding, the
         orientation the hand had at the grasp (so the object hanging below does not swing into a neighbour)."""
         s = self.c.state
@@ -78,7 +78,7 @@ class ArmMotion:
         hand = self.robot.hand_position() if start_xyz is None else start_xyz
         n = max(1, int(np.ceil(np.linalg.norm(point - hand) / self.cfg.motion.path_step)))
         seed, path = start, []
-        rot, cost = self._target_rotation()
+        rot, cost = self.target_rotation()
         prev = hand
         for i in range(1, n + 1):
             p = hand + (point - hand) * i / n
@@ -131,11 +131,13 @@ class ArmMotion:
         self.follow(self.plan_line(point, ignore, what, bisect=bisect, margin=margin), point, ignore, what, exact)
 
     def follow(self, path: list[Posture], point: np.ndarray, ignore: set[str], what: str,
-               exact: bool = True) -> None:
+               exact: bool = True, duration: float | None = None) -> None:
         """Run a checked joint path whose palm ends at `point`; fail when the arm hit something or stopped
-        short of it (`exact=False`: a free-space move whose end point only needs to be roughly reached)."""
-        dist = float(np.linalg.norm(point - self.robot.hand_position()))
-        duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed)
+        short of it (`exact=False`: a free-space move whose end point only needs to be roughly reached).
+        `duration`: the path's own timing (default: the palm distance at `motion.speed`)."""
+        if duration is None:
+            dist = float(np.linalg.norm(point - self.robot.hand_position()))
+            duration = max(self.cfg.motion.min_segment_s, dist / self.cfg.motion.speed)
         report = self.robot.command_path(path, duration)
         if report.stopped_by_estop:
             raise EStopActive("e-stop engaged during motion")

@@ -14,6 +14,7 @@ from memora_core.robot.robot import Robot
 if TYPE_CHECKING:
     from memora_core.robot.control.arm_motion import ArmMotion
     from memora_core.robot.control.grasping import GraspChooser
+    from memora_core.robot.control.planned import PlannedMotion
     from memora_core.robot.control.putdown import PutDown
     from memora_core.robot.control.skills import Skills
     from memora_core.robot.control.transit import Transit
@@ -33,6 +34,7 @@ class ControlContext:
         # filled in by the controller (they need this context)
         self.arm: ArmMotion
         self.transit: Transit
+        self.planned: PlannedMotion
         self.grasps: GraspChooser
         self.putdown: PutDown
         self.skills: Skills

@@ -58,9 +58,10 @@ class Transit:
         finally:
             s.pose = pose
 
-    def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0) -> None:
+    def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0, plan: bool = True) -> None:
         """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
-        cannot reach at cruise height is approached at a lower level if that is still clear."""
+        cannot reach at cruise height is approached at a lower level if that is still clear; when no straight
+        carry works, a planned one (`plan=False`: not — a caller probing several goals moves on instead)."""
         s = self.c.state
         hand = self.robot.hand_position()
         levels = [max(z, min_z) for z in self.arm.cruise_levels()]
@@ -108,6 +109,26 @@ class Transit:
                 except PrimitiveFailure as f:
                     if f.reason is not FailureReason.UNREACHABLE:
                         raise failure from f
+        if not plan:
+            raise failure
+        self.planned_carry(above_xy, levels, ignore, failure)
+
+    def planned_carry(self, above_xy: np.ndarray, levels: list[float], ignore: set[str],
+                      failure: PrimitiveFailure) -> None:
+        """No straight carry works: a collision-free joint path planned by the motion library (held object
+        attached) to above `above_xy`, at the cruise level, else the highest. Raises `failure` when the
+        backend has no planner or none plans; a planned move that then hits something raises that."""
+        if not self.cfg.motion.planned_carry:
+            raise failure
+        for level in dict.fromkeys([levels[0], levels[-1]]):
+            try:
+                self.c.planned.move_to(np.array([above_xy[0], above_xy[1], level]), ignore, "planned carry")
+                log.info("carry: straight moves failed (%s); planned a joint path instead", failure.detail)
+                return
+            except PrimitiveFailure as f:
+                if f.cause in (FailureCause.ARM_HIT, FailureCause.STOPPED_SHORT):
+                    raise  # the arm moved: nothing more is planned from here
+                log.debug("planned carry at %.2f m: %s", level, f.detail)
         raise failure
 
     def _carry_at(self, above_xy: np.ndarray, level: float, ignore: set[str]) -> None:

@@ -73,7 +73,8 @@ class PourSkill:
             side = np.array([0.0, -flip * (cup.radius + obj.radius + 0.01), 0.0])
             above = cpos + side + np.array([0, 0, cup.half_height + obj.half_height + rise])
             try:
-                c.transit.transit(above[:2] + hang[:2], {obj.name, cup.name}, above[2] + hang[2] if high else 0.0)
+                c.transit.transit(above[:2] + hang[:2], {obj.name, cup.name}, above[2] + hang[2] if high else 0.0,
+                                  plan=False)  # the next side/height is tried instead
                 c.arm.go(above + hang, {obj.name, cup.name}, "pour pose")
             except PrimitiveFailure as f:
                 if f.cause is FailureCause.ARM_HIT:

@@ -1,0 +1,69 @@
+"""Collision-free free-space moves through the motion library (`memora_core.robot.motion`: OMPL joint-space
+planning on a planning copy of the scene with the held object attached, IK goals ranked, TOPP-RA timing),
+for backends that offer a planner (`Robot.arm_planner`). Planning failures come back as the controller's
+typed failures (IK miss, path blocked with the movable objects in the way)."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+
+log = logging.getLogger(__name__)
+
+
+class PlannedMotion:
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+        self.robot, self.cfg = c.robot, c.cfg
+        self.plan_seconds: list[float] = []  # planning time of every planned move (for benchmarks)
+
+    def _failure(self, exc, what: str, point: np.ndarray) -> PrimitiveFailure:  # noqa: ANN001 - PlanningFailure
+        from memora_core.robot.motion.failures import PlanningCause
+
+        blocked = {PlanningCause.START_IN_COLLISION, PlanningCause.GOAL_IN_COLLISION, PlanningCause.NO_PATH}
+        if exc.cause is PlanningCause.UNREACHABLE:
+            return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}", cause=FailureCause.IK_MISS,
+                                    what=what, point=point, residual=exc.residual)
+        if exc.cause in blocked:
+            return PrimitiveFailure(FailureReason.COLLISION, f"{what}: planned move: {exc}",
+                                    self.c.resolver.movable(exc.colliding), cause=FailureCause.PATH_BLOCKED,
+                                    what=what, point=point)
+        return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}",
+                                cause=FailureCause.OUT_OF_WORKSPACE, what=what, point=point)
+
+    def move_to(self, point: np.ndarray, ignore: set[str], what: str) -> None:
+        """Put the palm at `point` along a planned collision-free joint path (the hand orientation as the next
+        straight move would hold it, relaxed while holding). Raises a typed PrimitiveFailure."""
+        import time
+
+        from memora_core.robot.motion.failures import PlanningFailure
+
+        point = np.asarray(point, float)
+        planner = self.robot.arm_planner(self.robot.arm)
+        if planner is None:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: no motion planner on this backend",
+                                   cause=FailureCause.IK_MISS, what=what, point=point)
+        s = self.c.state
+        holding = self.robot.held_object() is not None
+        rot, cost = self.c.arm.target_rotation()
+        if holding and s.held_rot is not None:
+            rot, cost = s.held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        planner.world.ignore(set(ignore) - {self.robot.held_object()})
+        space = planner.world.space
+        start = space.clip(space.vector(self.robot.joint_positions()))
+        t0 = time.perf_counter()
+        try:
+            plan = planner.plan_to_point(start, point, rot, cost)
+        except PlanningFailure as exc:
+            raise self._failure(exc, what, point) from exc
+        finally:
+            self.plan_seconds.append(time.perf_counter() - t0)
+        targets, duration = plan.trajectory.command_args()
+        log.debug("%s: planned move to %s (%d samples, %.2f s)", what, np.round(point, 3).tolist(), len(targets),
+                  duration)
+        self.c.arm.follow(targets, point, ignore, what, duration=duration)
+        if holding and s.held_rot is not None:
+            s.held_rot = self.robot.hand_rotation()  # the object hangs as the planned posture holds it: keep that
