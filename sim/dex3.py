@@ -1,0 +1,94 @@
+"""The Dex3-1 hands in MuJoCo: the fingers' position actuators driven to the open / closed postures of
+memora_core.robot.hand (within the joint ranges), with the finger motors' torque limited as on the real
+hand so a closing finger stops on the object instead of driving through it, and the grasp check from
+finger contact: the thumb and an opposing finger touching the object.
+
+A grasp made here holds the object with the scene's weld (SimRobot.grasp) once the fingers touch it: the
+fingers close on it physically, the weld then carries it (finger friction alone on a position-servoed
+hand lets light objects slip in MuJoCo). Without finger contact there is no grasp."""
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from memora_core.robot.hand import DIGITS, FINGER_JOINTS, HandPostures, Side, clamp_to_ranges, is_grasping, joint_name
+
+# Dex3-1 finger motors: a closing finger presses with at most this torque (N m) in the simulation.
+FINGER_TORQUE_LIMIT = 2.0
+
+
+class Dex3Sim:
+    """One simulated hand on a MuJoCo model/data pair (the SimRobot's, or the bridge's)."""
+
+    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, side: Side | str,
+                 postures: HandPostures | None = None, torque_limit: float = FINGER_TORQUE_LIMIT) -> None:
+        self.model, self.data, self.side = model, data, Side(side)
+        self.postures = postures or HandPostures()
+        names = [joint_name(self.side, j) for j in FINGER_JOINTS]
+        by_joint = {int(model.actuator_trnid[a, 0]): a for a in range(model.nu)}
+        self.joint_ids = [model.joint(n).id for n in names]
+        self.actuators = np.array([by_joint[j] for j in self.joint_ids])
+        self.qadr = np.array([model.jnt_qposadr[j] for j in self.joint_ids])
+        self.dadr = np.array([model.jnt_dofadr[j] for j in self.joint_ids])
+        model.actuator_forcelimited[self.actuators] = 1
+        model.actuator_forcerange[self.actuators] = [-torque_limit, torque_limit]
+        self._digit_of: dict[int, str] = {}
+        for digit in DIGITS:
+            for k in range(3):
+                name = f"{self.side.value}_hand_{digit}_{k}_link"
+                if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) >= 0:
+                    self._digit_of[model.body(name).id] = digit
+        self.target = list(self.q())
+
+    # --- command / state (SDK motor order) --------------------------------------------------------------
+    def command(self, q: list[float]) -> list[float]:
+        """Set the 7 finger targets, clipped into the joint ranges; returns what was applied."""
+        self.target = clamp_to_ranges(self.side, list(q), self.postures.margin)
+        self.data.ctrl[self.actuators] = self.target
+        return self.target
+
+    def open(self) -> None:
+        self.command(self.postures.open(self.side))
+
+    def close(self) -> None:
+        self.command(self.postures.closed(self.side))
+
+    def q(self) -> np.ndarray:
+        return self.data.qpos[self.qadr].copy()
+
+    def dq(self) -> np.ndarray:
+        return self.data.qvel[self.dadr].copy()
+
+    def torque(self) -> np.ndarray:
+        return self.data.actuator_force[self.actuators].copy()
+
+    # --- grasp check ------------------------------------------------------------------------------------
+    def touching(self, body: int) -> set[str]:
+        """Digits (thumb, index, middle) of this hand in contact with MuJoCo body `body`."""
+        m, d = self.model, self.data
+        out = set()
+        for i in range(d.ncon):
+            b1, b2 = int(m.geom_bodyid[d.contact[i].geom1]), int(m.geom_bodyid[d.contact[i].geom2])
+            other = b2 if b1 == body else b1 if b2 == body else None
+            if other is not None and other in self._digit_of:
+                out.add(self._digit_of[other])
+        return out
+
+    def holds(self, body: int) -> bool:
+        return is_grasping(self.touching(body))
+
+
+def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None = None) -> bool:
+    """On a SimRobot: close its current arm's hand on object `name` (physics steps, so the execution video
+    shows it), and grasp (weld) only if thumb and a finger touch it. Returns whether it holds the object;
+    without finger contact the hand opens again."""
+    hand = hand or Dex3Sim(robot.model, robot.data, robot.arm)
+    body = robot.model.body(robot.scene.object(name).body_name).id
+    hand.close()
+    robot.settle(seconds)
+    if not hand.holds(body):
+        hand.open()
+        robot.settle(0.3)
+        return False
+    # The fingers are on it: the weld takes the load from here (reach check waived: the fingers decide).
+    return robot.grasp(name, finger_reach=1.0)

@@ -1,0 +1,69 @@
+"""Dex3 fingers in MuJoCo: closing on a bottle the hand was brought beside, the grasp counts only with finger
+contact (thumb and an opposing finger), and the object comes up with the hand."""
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config, make_robot
+from memora_core.robot.hand import HandPostures, Side, joint_ranges
+from sim.dex3 import Dex3Sim, close_and_grasp
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+BOTTLE = "coca-cola bottle"
+
+
+def _beside_bottle(offset_y: float):
+    """The right palm level (fingers forward, palm toward the midline) beside the bottle's upper half:
+    `offset_y` further out than the grip (0: the bottle between thumb and fingers)."""
+    robot = make_robot(load_robot_config("sim_g1"), layout=Layout(seed=0, poses={BOTTLE: (0.40, -0.20, 0.0)}))
+    hand = Dex3Sim(robot.model, robot.data, "right")
+    centre = robot.object_pose(BOTTLE)[0]
+    palm = centre - np.array([0.045, 0.05, 0.0]) + [0.0, 0.0, 0.08]
+
+    def go(target):
+        q, residual = robot.solve_ik(np.asarray(target), rotation=np.eye(3), orientation_cost=0.5)
+        assert residual < 0.01
+        robot.command(q)
+
+    go([0.22, -0.30, 1.02])                   # up out of the tuck, clear of the table's edge
+    go(palm + [0.0, -0.08, 0.06])             # beside and above
+    go(palm + [0.0, -0.08 - offset_y, 0.0])   # level with the grip
+    if offset_y == 0.0:
+        go(palm)                              # in: the bottle between thumb and fingers
+    return robot, hand, robot.model.body(robot.scene.object(BOTTLE).body_name).id
+
+
+def test_closed_posture_stays_inside_the_joint_ranges():
+    p = HandPostures()
+    for side in Side:
+        for q, (lo, hi) in zip(p.closed(side), joint_ranges(side).values()):
+            assert lo < q < hi
+        assert p.closed(side) != p.open(side)
+
+
+def test_fingers_close_on_the_bottle_and_lift_it():
+    robot, hand, body = _beside_bottle(0.0)
+    assert hand.touching(body) == set()       # the open hand arrived without touching it
+    z0 = robot.object_pose(BOTTLE)[0][2]
+    assert close_and_grasp(robot, BOTTLE, hand=hand)
+    assert {"thumb"} < hand.touching(body)    # thumb and a finger on it
+    closed = hand.q()
+    assert abs(closed[4]) > 0.5 and abs(closed[6]) > 0.5  # the fingers' distal joints really curled
+    assert np.all(np.abs(hand.torque()) <= 2.0 + 1e-6)    # pressing within the finger torque limit
+    q, _ = robot.solve_ik(robot.hand_position() + [0.0, 0.0, 0.10], rotation=np.eye(3), orientation_cost=0.5)
+    robot.command(q)
+    robot.settle(0.3)
+    assert robot.held_object() == BOTTLE
+    assert robot.object_pose(BOTTLE)[0][2] - z0 > 0.08
+    assert "thumb" in hand.touching(body)
+    robot.close()
+
+
+def test_no_grasp_without_finger_contact():
+    robot, hand, body = _beside_bottle(0.05)  # 13 cm out: the closing fingers meet nothing
+    before = robot.object_pose(BOTTLE)[0]
+    assert not close_and_grasp(robot, BOTTLE, hand=hand)
+    assert robot.held_object() is None
+    assert np.allclose(hand.target, HandPostures().open("right"))  # opened again
+    assert np.linalg.norm(robot.object_pose(BOTTLE)[0] - before) < 0.005
+    robot.close()
