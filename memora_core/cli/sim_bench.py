@@ -46,6 +46,7 @@ def _trial(seed: int, robot_cfg: str) -> dict:
     return {"seed": seed, "object": obj, "target": target, "success": ok,
             "placement_error_m": results[-1].placement_error_m if ok else None,
             "reason": fail.reason.value if fail else ("knocked_over" if knocked else None),
+            "cause": fail.cause.value if fail and fail.cause else None,
             "detail": fail.detail if fail else (f"knocked over {', '.join(knocked)}" if knocked else ""),
             "distractors_moved": moved, "distractors_toppled": knocked,
             "sim_s": sim, "wall_s": wall}
@@ -95,8 +96,11 @@ def _run(args: argparse.Namespace) -> int:
         "controller_rtf": sum(t["sim_s"] for t in trials) / max(1e-9, sum(t["wall_s"] for t in trials)),
         "physics_rtf": _physics_rtf(args.robot),
         "head_camera_fps_320x240": _camera_fps(args.robot),
-        "failures": [{k: t[k] for k in ("seed", "object", "target", "reason", "detail")}
+        "failures": [{k: t[k] for k in ("seed", "object", "target", "reason", "cause", "detail")}
                      for t in trials if not t["success"]],
+        # per layout, so that runs over several seed ranges can be pooled (medians, sums)
+        "trials": [{k: t[k] for k in ("seed", "success", "placement_error_m", "distractors_toppled", "sim_s", "wall_s")}
+                   for t in trials],
     }
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -112,7 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"head camera 320x240     {cam['robot_hidden']:.1f} fps (robot hidden), "
               f"{cam['robot_visible']:.1f} fps (robot visible)")
         for f in summary["failures"]:
-            print(f"  fail seed {f['seed']}: {f['object']} -> {f['target']}: {f['reason']} ({f['detail']})")
+            print(f"  fail seed {f['seed']}: {f['object']} -> {f['target']}: {f['reason']}/{f['cause']} ({f['detail']})")
     return 0 if summary["success_rate"] >= args.min_success else 1
 
 
