@@ -147,12 +147,14 @@ class HeadCamera:
 
 def run(domain: int, interface: str, seconds: float, seed: int | None = None, real_time: bool = True,
         stop: threading.Event | None = None, stats: BridgeStats | None = None,
-        robot_config: str = "sim_g1", robot: Any = None, observers: Sequence[StepObserver] = ()) -> dict:
+        robot_config: str = "sim_g1", robot: Any = None, observers: Sequence[StepObserver] = (),
+        hands: bool = True) -> dict:
     """Bridge until `seconds` pass or `stop` is set. Without `stop` (a plain process) SIGINT sets one;
     a caller running this off the main thread passes its own, since only the main thread may own signals.
 
     `robot` is the simulated G1 to step (default: make_bridge_robot(robot_config, seed), seed being the
-    kitchen's layout seed, None = no objects); `observers` run after every step on this thread."""
+    kitchen's layout seed, None = no objects); `observers` run after every step on this thread. `hands`:
+    also serve the Dex3 hands on rt/dex3/{left,right}/cmd|state (sim/unitree_bridge/dex3_bridge.py)."""
     import mujoco
     from unitree_sdk2py.core.channel import ChannelFactoryInitialize, ChannelPublisher, ChannelSubscriber
     from unitree_sdk2py.idl.default import unitree_hg_msg_dds__LowState_
@@ -187,6 +189,12 @@ def run(domain: int, interface: str, seconds: float, seed: int | None = None, re
     pub.Init()
     sub = ChannelSubscriber("rt/lowcmd", LowCmd_)
     sub.Init(on_cmd, 10)
+    dex3 = None
+    if hands:  # the Dex3 hands' topics, served from the same physics
+        from sim.unitree_bridge.dex3_bridge import Dex3Server
+
+        dex3 = Dex3Server(robot)
+        observers = [dex3, *observers]
     state = unitree_hg_msg_dds__LowState_()
     t_end = time.monotonic() + seconds
     published = 0
@@ -225,6 +233,8 @@ def run(domain: int, interface: str, seconds: float, seed: int | None = None, re
     rate = published / (time.monotonic() - t0)
     sub.Close()
     pub.Close()
+    if dex3 is not None:
+        dex3.close()
     log.info("bridge: %d LowState at %.0f Hz, %d LowCmd received", published, rate, stats.commands)
     return {"published": published, "rate_hz": rate, "commands": stats.commands}
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config, make_robot
-from memora_core.robot.hand import HandPostures, Side, joint_ranges
+from memora_core.robot.hand import HandPostures, Side, blocked_digits, is_grasping, joint_ranges
 from sim.dex3 import Dex3Sim, close_and_grasp
 from sim.scene import Layout
 
@@ -50,6 +50,8 @@ def test_fingers_close_on_the_bottle_and_lift_it():
     closed = hand.q()
     assert abs(closed[4]) > 0.5 and abs(closed[6]) > 0.5  # the fingers' distal joints really curled
     assert np.all(np.abs(hand.torque()) <= 2.0 + 1e-6)    # pressing within the finger torque limit
+    # The check a real hand makes from finger state alone agrees: thumb and fingers stopped short of closed.
+    assert is_grasping(blocked_digits("right", hand.target, list(hand.q())))
     q, _ = robot.solve_ik(robot.hand_position() + [0.0, 0.0, 0.10], rotation=np.eye(3), orientation_cost=0.5)
     robot.command(q)
     robot.settle(0.3)
@@ -62,6 +64,9 @@ def test_fingers_close_on_the_bottle_and_lift_it():
 def test_no_grasp_without_finger_contact():
     robot, hand, body = _beside_bottle(0.05)  # 13 cm out: the closing fingers meet nothing
     before = robot.object_pose(BOTTLE)[0]
+    hand.close()
+    robot.settle(0.6)
+    assert blocked_digits("right", hand.target, list(hand.q())) == set()  # closed all the way: nothing held
     assert not close_and_grasp(robot, BOTTLE, hand=hand)
     assert robot.held_object() is None
     assert np.allclose(hand.target, HandPostures().open("right"))  # opened again

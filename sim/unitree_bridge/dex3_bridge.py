@@ -1,0 +1,71 @@
+"""The sim bridge's Dex3 side: serves `rt/dex3/{left,right}/cmd` (unitree_hg HandCmd_) by driving the
+simulated hands' finger actuators (sim.dex3.Dex3Sim: torque-limited, within the joint ranges) and publishes
+`rt/dex3/{left,right}/state` (HandState_: q, dq, tau_est per motor) from the simulated fingers.
+
+It runs as a bridge step observer (on the bridge thread, after each physics step): the latest command per
+hand is applied to the actuators' targets, and the state goes out every `state_every` steps. A motor whose
+mode byte does not say "enabled" keeps its previous target, as on the hand."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from memora_core.robot.backends.dex3 import topics
+from memora_core.robot.hand import FINGER_JOINTS, Side
+from sim.dex3 import Dex3Sim
+
+
+def _enabled(mode: int) -> bool:
+    return bool((mode >> 4) & 0x07)
+
+
+class Dex3Server:
+    def __init__(self, robot: Any, state_every: int = 2) -> None:
+        """Needs the DDS participant (ChannelFactoryInitialize) already made, as the bridge does first."""
+        from unitree_sdk2py.core.channel import ChannelPublisher, ChannelSubscriber
+        from unitree_sdk2py.idl.default import unitree_hg_msg_dds__HandState_
+        from unitree_sdk2py.idl.unitree_hg.msg.dds_ import HandCmd_, HandState_
+
+        self.hands = {side: Dex3Sim(robot.model, robot.data, side) for side in Side}
+        self.state_every = max(1, state_every)
+        self._lock = threading.Lock()
+        self._pending: dict[Side, list[tuple[bool, float]]] = {}
+        self.commands = {side: 0 for side in Side}
+        self._steps = 0
+        self._pubs, self._subs, self._states = {}, {}, {}
+        for side in Side:
+            cmd_topic, state_topic = topics(side)
+            pub = ChannelPublisher(state_topic, HandState_)
+            pub.Init()
+            sub = ChannelSubscriber(cmd_topic, HandCmd_)
+            sub.Init(lambda msg, s=side: self._on_cmd(s, msg), 10)
+            self._pubs[side], self._subs[side] = pub, sub
+            self._states[side] = unitree_hg_msg_dds__HandState_()
+
+    def _on_cmd(self, side: Side, msg: Any) -> None:
+        cmd = [(_enabled(msg.motor_cmd[i].mode), float(msg.motor_cmd[i].q)) for i in range(len(FINGER_JOINTS))]
+        with self._lock:
+            self._pending[side] = cmd
+            self.commands[side] += 1
+
+    def __call__(self, robot: Any, sim_time_s: float) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        for side, cmd in pending.items():
+            hand = self.hands[side]
+            hand.command([q if on else old for (on, q), old in zip(cmd, hand.target)])
+        self._steps += 1
+        if self._steps % self.state_every:
+            return
+        for side, hand in self.hands.items():
+            state = self._states[side]
+            q, dq, tau = hand.q(), hand.dq(), hand.torque()
+            for i in range(len(FINGER_JOINTS)):
+                m = state.motor_state[i]
+                m.q, m.dq, m.tau_est = float(q[i]), float(dq[i]), float(tau[i])
+            self._pubs[side].Write(state)
+
+    def close(self) -> None:
+        for side in Side:
+            self._subs[side].Close()
+            self._pubs[side].Close()
