@@ -95,6 +95,7 @@ class VideoTracker:
         self.w, self.h = width, height
         self.tol = place_tol * width
         self.rest_frames = rest_frames
+        self.stable_seen = 6  # sightings before a track is trusted to be an object (not a fragment)
         self.max_look = 0.9  # a region this unalike is not the track, however near
         self.settle_frames = rest_frames + 1
         self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
@@ -160,12 +161,19 @@ class VideoTracker:
                 if d < 0.5 and look < self.max_look:
                     pairs.append((d + look, i, j))
         used_t, used_s = set(), set()
+        out: list[Event] = []
         for cost, i, j in sorted(pairs):
             if i in used_t or j in used_s:
                 continue
+            tr, s = live[i], sightings[j]
+            taken_long = (tr.state == "resting" and tr.missing_since is not None and tr.hand_at_miss
+                          and t - tr.missing_since >= self.moved_confirm_s and tr.seen >= self.stable_seen)
+            if taken_long and s.touches_hand:
+                continue  # away with the hand for long and seen near its place in the hand: still held
             used_t.add(i)
             used_s.add(j)
-            tr, s = live[i], sightings[j]
+            if taken_long:  # gone with the hand for long, now at rest near where it was: picked and put back
+                out += self._moved(tr, tr.pos.copy(), t)
             # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
             if tr.state == "resting":
                 tr.pos = 0.8 * tr.pos + 0.2 * s.centre
@@ -175,7 +183,6 @@ class VideoTracker:
             tr.vote(s)
             if tr.state == "resting":
                 tr.last_rest = t
-        out: list[Event] = []
         for i, tr in enumerate(live):
             if i in used_t:
                 continue
@@ -228,12 +235,19 @@ class VideoTracker:
         tr = min(taken, key=lambda c: (round(self.look_cost(c, new.colour, new.category), 1), -c.missing_since))
         new.state = "gone"
         tr.absorb(new)
-        moved = np.linalg.norm(tr.pos - new.pos) >= self.tol
-        origin_t = (tr.last_rest + tr.missing_since) / 2
-        tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
         tr.seen += new.seen
-        if not moved and not tr.pending:
-            return []  # back where it was: hidden by the hand, or put back untouched
+        if np.linalg.norm(tr.pos - new.pos) < self.tol and not tr.pending \
+                and t - tr.missing_since < self.moved_confirm_s:
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            return []  # back where it was soon: hidden by the hand, or put back untouched
+        return self._moved(tr, new.pos.copy(), new.first_seen)
+
+    def _moved(self, tr: Track, pos: np.ndarray, rest_s: float) -> list[Event]:
+        """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
+        (a put into a container for its pour window)."""
+        t = self.t
+        origin_t = (tr.last_rest + tr.missing_since) / 2
+        tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = pos, None, t, t
         inside = self.container_at(tr.pos, tr.id)
         beside = None
         if inside is None:
@@ -242,7 +256,7 @@ class VideoTracker:
             beside = min(near, key=lambda o: np.linalg.norm(o.pos - tr.pos)).id if near else None
         if not tr.pending or tr.pending[-1].kind == "put":
             tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t))
-        tr.pending.append(Event("put", tr.id, new.first_seen, origin_t, new.first_seen,
+        tr.pending.append(Event("put", tr.id, rest_s, origin_t, rest_s,
                                 target=inside.id if inside else None, beside=beside))
         tr.inside, tr.handled = (inside.id if inside else None), True
         tr.pending_until = t + (self.pour_window_s if inside is not None else 0.0)
