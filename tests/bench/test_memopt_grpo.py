@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 from datasets import Dataset
 
@@ -57,7 +58,7 @@ def test_few_step_grpo_run(tmp_path):
     data = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Write segment {k[2]}"}],
                                "seg_key": key_str(k)} for k in keys])
     trainer = _Spy(model=policy, args=grpo_args(cfg, tmp_path, len(keys), progress=False), train_dataset=data,
-                   processing_class=tok, firm=firm, kappa=cfg.grpo.kappa)
+                   processing_class=tok, firm=firm, kappa=cfg.grpo.kappa, reward_log=tmp_path / "rewards.jsonl")
     trainer.train()
 
     assert trainer.state.global_step == 2
@@ -72,3 +73,8 @@ def test_few_step_grpo_run(tmp_path):
         assert 0.0 <= s["faithfulness"] <= 1.0 and 0.0 <= s["informativeness"] <= 1.0
         assert 0.0 <= s["retrievability"] <= 1.0
     json.dumps(log)
+    rows = [json.loads(x) for x in (tmp_path / "rewards.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2]
+    for r, s in zip(rows, log):  # one line per step: each candidate's mean reward, their mean is TRL's `reward`
+        assert len(r["rewards"]) == 4 and sorted(set(r["seg_keys"])) == sorted(key_str(k) for k in keys)
+        assert sum(r["rewards"]) / 4 == pytest.approx(s["reward"], abs=1e-4)

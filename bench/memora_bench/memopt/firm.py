@@ -51,6 +51,7 @@ class FirmReward:
     cache: ReplayCache | None = None     # set at each epoch start
     last_token_rewards: list[torch.Tensor] = field(default_factory=list)
     last_components: dict[str, float] = field(default_factory=dict)
+    last_keys: list[str] = field(default_factory=list)
 
     def score_batch(self, keys: list[str], texts: list[str], ids: list[list[int]]
                     ) -> list[tuple[torch.Tensor, float, float, float]]:
@@ -72,7 +73,7 @@ class FirmReward:
     def __call__(self, prompts, completions, completion_ids, seg_key, **_) -> list[float]:
         scored = self.score_batch(list(seg_key), [completion_text(c) for c in completions],
                                   [list(i) for i in completion_ids])
-        self.last_token_rewards = [tok for tok, *_ in scored]
+        self.last_token_rewards, self.last_keys = [tok for tok, *_ in scored], list(seg_key)
         means = [float(tok.mean()) if len(tok) else 0.0 for tok in self.last_token_rewards]
         n = max(len(scored), 1)
         self.last_components = {name: sum(row[j] for row in scored) / n

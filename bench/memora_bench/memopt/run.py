@@ -1,6 +1,7 @@
 """`memora-bench memopt`: data -> initial writer -> key facts -> GRPO with FIRM -> held-out evaluation -> report.
 
-Outputs in --out: train_log.json, eval.json, reward_curve.png, report.html; state for resuming: data/, facts.json,
+Outputs in --out: train_log.json, eval.json, reward_curve.png, report.html, rewards.jsonl (per step: segment
+keys and each candidate's mean FIRM reward); state for resuming: data/, facts.json,
 initial_writer/, checkpoints/ (TRL checkpoints; a rerun resumes from the last), best/ + best.json (the
 checkpoint with the best validation accuracy + recall), replay/epoch_<n>.json (action-replay caches).
 """
@@ -180,7 +181,7 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
         p.requires_grad_(True)
     policy.train()
     trainer = MemOptTrainer(model=policy, args=grpo_args(cfg, out, len(segs), progress), train_dataset=dataset,
-                            processing_class=tok, firm=firm, kappa=cfg.grpo.kappa,
+                            processing_class=tok, firm=firm, kappa=cfg.grpo.kappa, reward_log=out / "rewards.jsonl",
                             callbacks=[EpochReplay(data, firm, tok, cfg, embedder, out),
                                        BestByValidation(data, tok, cfg, embedder, out), TrainLogWriter(out)])
     has_ckpt = any((out / "checkpoints").glob("checkpoint-*"))

@@ -8,6 +8,9 @@ candidate, which it logs), the (B,) sequence advantages are replaced by (B, T) t
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import torch
 from trl import GRPOTrainer
 
@@ -28,8 +31,11 @@ def pad_rewards(rows: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
 
 
 class MemOptTrainer(GRPOTrainer):
-    def __init__(self, *args, firm: FirmReward, kappa: float, **kwargs) -> None:
-        self.firm, self.kappa = firm, kappa
+    """`reward_log`: a jsonl file that gets, per generation batch, the step, segment keys and each candidate's mean
+    FIRM reward (a resumed step appends again: readers keep the last line of a step)."""
+
+    def __init__(self, *args, firm: FirmReward, kappa: float, reward_log: Path | None = None, **kwargs) -> None:
+        self.firm, self.kappa, self.reward_log = firm, kappa, reward_log
         super().__init__(*args, reward_funcs=[firm], **kwargs)
 
     def _generate_and_score_completions(self, inputs):
@@ -41,4 +47,10 @@ class MemOptTrainer(GRPOTrainer):
         out["advantages"] = token_advantages(rewards, mask, group, self.kappa)
         for name, value in self.firm.last_components.items():
             self._metrics[mode][name].append(value)
+        if self.reward_log is not None and mode == "train":
+            row = {"step": self.state.global_step + 1, "seg_keys": list(self.firm.last_keys),
+                   "rewards": [round(float(r.mean()) if len(r) else 0.0, 5) for r in self.firm.last_token_rewards],
+                   **{k: round(v, 5) for k, v in self.firm.last_components.items()}}
+            with self.reward_log.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
         return out
