@@ -11,6 +11,8 @@ from memora_core.config import MemoraConfig, StoreConfig, load_config
 from memora_core.schemas import Activity, EntityRecord, Preference, RoutineSkill
 from memora_core.store.embedding import make_embedder
 from memora_core.store.sqlite_store import SegmentWrite, SQLiteStore
+from memora_core.store.record_candidates import candidate_query
+from memora_core.store.vector_filters import EXACT_MAX
 from memora_core.store.vectors import COLLECTIONS, VectorIndex
 
 log = logging.getLogger(__name__)
@@ -214,4 +216,13 @@ class MemoryStore(SQLiteStore):
             return []
         if not self.readonly and self._segments_since_flush:
             self.flush_vectors()  # a writer reads its own writes
+        if where:
+            # a window of time or a video: SQLite lists the few records inside, their vectors are ranked exactly
+            sql = candidate_query(collection, participant_id, where, EXACT_MAX + 1)
+            if sql is not None:
+                ids = [r[0] for r in self.query(*sql)]
+                if len(ids) <= EXACT_MAX:
+                    ranked = self.vectors.rank(collection, text, participant_id=participant_id, ids=ids, k=k)
+                    if ranked is not None:
+                        return ranked
         return self.vectors.query(collection, text, participant_id=participant_id, k=k, where=where)

@@ -28,12 +28,13 @@ def _and(clauses: list[dict[str, Any]]) -> dict[str, Any]:
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-def _flatten(where: dict[str, Any]) -> list[dict[str, Any]]:
+def flatten(where: dict[str, Any]) -> list[dict[str, Any]]:
+    """A where clause as the list of clauses its top-level (and nested) $and joins."""
     out: list[dict[str, Any]] = []
     for key, value in where.items():
         if key == "$and" and isinstance(value, list):
             for part in value:
-                out += _flatten(part) if isinstance(part, dict) else [{key: value}]
+                out += flatten(part) if isinstance(part, dict) else [{key: value}]
         else:
             out.append({key: value})
     return out
@@ -63,7 +64,7 @@ def _supported(clause: Any) -> bool:
 
 def split_where(where: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
     """(equality clauses, the other clauses); the other clauses are None when some cannot be applied here."""
-    clauses = _flatten(where)
+    clauses = flatten(where)
     selected = [c for c in clauses if _is_equality(c)]
     rest = [c for c in clauses if not _is_equality(c)]
     return selected, (rest if all(_supported(c) for c in rest) else None)

@@ -191,6 +191,21 @@ class VectorIndex:
             return _ids_distances(col.query(query_embeddings=query, n_results=k, include=["distances"]))
         return self._filtered(col, query, k, where)
 
+    def rank(self, collection: str, text: str, *, participant_id: str, ids: list[str],
+             k: int = 5) -> list[tuple[str, float]] | None:
+        """The k of `ids` (records of one participant) nearest to the text, ranked exactly; ids not indexed
+        (yet) are left out. None when this index cannot fetch by id (an unsplit legacy index)."""
+        if self._legacy.get(collection) is not None:
+            return None
+        col = self._get(self._name(collection, participant_id))
+        if col is None or not ids:
+            return []
+        got = col.get(ids=ids, include=["embeddings"])
+        if not got["ids"]:
+            return []
+        return exact_top_k(self.embedder.embed([text])[0], list(got["ids"]),
+                           np.asarray(got["embeddings"], dtype=np.float32), k)
+
     def _filtered(self, col: Any, query: np.ndarray, k: int, where: dict[str, Any]) -> list[tuple[str, float]]:
         selected, rest = split_where(where)
         if rest is not None and selected:
