@@ -48,6 +48,30 @@ def optical_pose(data: mujoco.MjData, camera: str) -> np.ndarray:
     return T
 
 
+def sensor_frame(rgb: np.ndarray, z: np.ndarray, spec: HeadCameraSpec, rng: np.random.Generator,
+                 intr: CameraIntrinsics, world_from_camera: np.ndarray, stamp_s: float) -> RGBDFrame:
+    """A rendered colour image and linear depth (m) as the sensor delivers them: depth noise, range, 1 mm."""
+    z = z.astype(np.float64)
+    if spec.depth_noise > 0:
+        z = z + rng.normal(0.0, 1.0, z.shape) * spec.depth_noise * z * z
+    valid = (z >= MIN_DEPTH_M) & (z <= MAX_DEPTH_M)
+    depth = np.where(valid, np.round(z / DEPTH_UNIT_M), 0).astype(np.uint16)
+    return RGBDFrame(rgb=rgb, depth=depth, depth_unit_m=DEPTH_UNIT_M, intrinsics=intr,
+                     world_from_camera=world_from_camera, stamp_s=stamp_s)
+
+
+def render_pair(renderer: mujoco.Renderer, data: mujoco.MjData, camera: str,
+                option: mujoco.MjvOption) -> tuple[np.ndarray, np.ndarray]:
+    """Colour and linear depth (m) of one camera from one scene update."""
+    renderer.update_scene(data, camera=camera, scene_option=option)
+    renderer.disable_depth_rendering()
+    rgb = renderer.render().copy()
+    renderer.enable_depth_rendering()
+    z = renderer.render().copy()
+    renderer.disable_depth_rendering()
+    return rgb, z
+
+
 class HeadRGBD:
     """Renders RGB-D frames from the head camera of a model (one GL context per instance; not thread-safe)."""
 
@@ -63,19 +87,8 @@ class HeadRGBD:
         self.intrinsics = intrinsics(model, self.camera, s.width, s.height)
 
     def render(self, data: mujoco.MjData, stamp_s: float = 0.0) -> RGBDFrame:
-        r = self._renderer
-        r.update_scene(data, camera=self.camera, scene_option=self._option)
-        r.disable_depth_rendering()
-        rgb = r.render().copy()
-        r.enable_depth_rendering()
-        z = r.render().astype(np.float64)
-        r.disable_depth_rendering()
-        if self.spec.depth_noise > 0:
-            z = z + self._rng.normal(0.0, 1.0, z.shape) * self.spec.depth_noise * z * z
-        valid = (z >= MIN_DEPTH_M) & (z <= MAX_DEPTH_M)
-        depth = np.where(valid, np.round(z / DEPTH_UNIT_M), 0).astype(np.uint16)
-        return RGBDFrame(rgb=rgb, depth=depth, depth_unit_m=DEPTH_UNIT_M, intrinsics=self.intrinsics,
-                         world_from_camera=optical_pose(data, self.camera), stamp_s=stamp_s)
+        rgb, z = render_pair(self._renderer, data, self.camera, self._option)
+        return sensor_frame(rgb, z, self.spec, self._rng, self.intrinsics, optical_pose(data, self.camera), stamp_s)
 
     def close(self) -> None:
         self._renderer.close()

@@ -20,7 +20,7 @@ def _enabled(mode: int) -> bool:
 
 
 class Dex3Server:
-    def __init__(self, robot: Any, state_every: int = 2) -> None:
+    def __init__(self, robot: Any, state_every: int = 4) -> None:
         """Needs the DDS participant (ChannelFactoryInitialize) already made, as the bridge does first."""
         from unitree_sdk2py.core.channel import ChannelPublisher, ChannelSubscriber
         from unitree_sdk2py.idl.default import unitree_hg_msg_dds__HandState_

@@ -6,6 +6,10 @@ import numpy as np
 from memora_core.perception.scene.types import RGBDFrame
 
 
+class NoTableError(ValueError):
+    """The depth image holds no horizontal support surface to model a scene on."""
+
+
 def back_project(frame: RGBDFrame, stride: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """World points (N x 3) of the pixels with a depth return, and their flat pixel indices (into H*W)."""
     k = frame.intrinsics
@@ -35,7 +39,7 @@ def table_plane(points: np.ndarray, rng: np.random.Generator, iterations: int = 
     highest of those within 80 % of the best count (a table seen above a floor). Returns the refined
     (normal, offset) and the inlier mask over `points`."""
     if len(points) < 3:
-        raise ValueError("no depth points to find a table in")
+        raise NoTableError("no depth points to find a table in")
     sub = points[rng.choice(len(points), min(sample, len(points)), replace=False)]
     found: list[tuple[int, float, np.ndarray, float]] = []
     for _ in range(iterations):
@@ -51,7 +55,7 @@ def table_plane(points: np.ndarray, rng: np.random.Generator, iterations: int = 
         count = int((np.abs(sub @ n - d) < inlier_m).sum())
         found.append((count, d, n, float(a[2])))
     if not found:
-        raise ValueError("no horizontal plane in the depth image")
+        raise NoTableError("no horizontal plane in the depth image")
     best = max(f[0] for f in found)
     count, d, n, _ = max((f for f in found if f[0] >= 0.8 * best), key=lambda f: f[3])
     inliers = np.abs(points @ n - d) < inlier_m

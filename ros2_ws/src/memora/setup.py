@@ -31,6 +31,7 @@ NODES = {
     "recorder": "recorder",
     "demo_driver": "demo_driver",
     "sim_bridge": "sim_bridge",
+    "scene_model": "scene_model",
 }
 available = {name: mod for name, mod in NODES.items() if (HERE / PACKAGE / "nodes" / f"{mod}.py").exists()}
 

@@ -3,7 +3,10 @@
 `layout_seed`, and publishes what the simulator knows: ground truth (object poses, std_msgs/String JSON,
 the controller node's format for a simulated robot) and the head camera (sensor_msgs/Image rgb8,
 sensor-data QoS), both on the controller's topics so the sim perception and the recorder read either.
-A status topic reports the bridge loop's rate and its longest stall.
+A status topic reports the bridge loop's rate and its longest stall. With `rgbd_hz` > 0 it also publishes
+the head RealSense as its ROS 2 driver does (colour, depth aligned to colour, camera info; memora.rgbd) and
+the camera's pose, which the scene model node (`scene_model`) turns into a typed SceneModel. The bridge
+serves the Dex3 hands' DDS topics too (rt/dex3/{left,right}/cmd|state).
 
 Two DDS stacks meet here and stay apart: the bridge talks Cyclone DDS on `dds_domain` / `dds_interface`
 (domain 1 on `lo` in simulation, as the controller's g1 backend expects), while this node's own topics go
@@ -46,6 +49,15 @@ class SimBridgeParams(BaseModel):
     head_camera_size: list[int] = Field(default_factory=lambda: [320, 240], min_length=2, max_length=2,
                                         description="width, height in pixels")
     head_camera_frame_id: str = "head_camera"
+    # The head RealSense as its ROS 2 driver publishes it (colour, aligned depth, camera info; memora.rgbd)
+    # plus the camera's pose, for the scene model node.
+    # Off by default until the graph runs the scene model node (a 640x480 RGB-D render costs ~0.7 s of CPU here).
+    rgbd_hz: float = Field(default=0.0, ge=0, description="head RGB-D frames per second of simulated time; 0 = off")
+    rgbd_size: list[int] = Field(default_factory=lambda: [640, 480], min_length=2, max_length=2,
+                                 description="RGB-D width, height in pixels")
+    camera_pose_topic: str = Field(default="/memora/head_camera/pose",
+                                   description="geometry_msgs/TransformStamped world -> colour optical frame")
+    world_frame: str = "world"
 
 
 class _Every:
@@ -79,6 +91,17 @@ class SimBridgeNode(Node):
         self.status_pub = self.create_publisher(String, self.p.status_topic, reliable)
         self.gt_pub = self.create_publisher(String, self.p.ground_truth_topic, reliable)
         self.head_pub = self.create_publisher(Image, self.p.head_camera_topic, qos_profile_sensor_data)
+        self._rgbd: Any = None
+        self._rgbd_frames = 0
+        if self.p.rgbd_hz > 0:  # the head RealSense's topics (new in issue 19; memora.rgbd)
+            from geometry_msgs.msg import TransformStamped
+            from sensor_msgs.msg import CameraInfo
+
+            from memora.rgbd import COLOR_TOPIC, DEPTH_TOPIC, INFO_TOPIC
+
+            self.rgbd_pubs = [self.create_publisher(t, n, qos_profile_sensor_data) for t, n in (
+                (Image, COLOR_TOPIC), (Image, DEPTH_TOPIC), (CameraInfo, INFO_TOPIC),
+                (TransformStamped, self.p.camera_pose_topic))]
         self._thread = threading.Thread(target=self._bridge, name="unitree_bridge", daemon=True)
         self._thread.start()
         self.create_timer(1.0 / self.p.status_hz, self._status)
@@ -97,13 +120,22 @@ class SimBridgeNode(Node):
             if self.p.head_camera_hz > 0:
                 w, h = self.p.head_camera_size
                 self._camera = HeadCamera(robot.model, w, h, self._publish_image)
+            if self.p.rgbd_hz > 0:
+                from sim.head_camera import HeadCameraSpec
+                from sim.unitree_bridge.rgbd_camera import RGBDCamera
+
+                w, h = self.p.rgbd_size
+                self._rgbd = RGBDCamera(robot.model, HeadCameraSpec(width=w, height=h), self._publish_rgbd)
             gt_clock, cam_clock = _Every(self.p.ground_truth_hz), _Every(self.p.head_camera_hz)
+            rgbd_clock = _Every(self.p.rgbd_hz)
 
             def observe(robot: Any, sim_time_s: float) -> None:
                 if gt_clock.due(sim_time_s):
                     self._publish_ground_truth(robot, sim_time_s)
                 if self._camera is not None and cam_clock.due(sim_time_s):
                     self._camera.request(robot.data, sim_time_s)
+                if self._rgbd is not None and rgbd_clock.due(sim_time_s):
+                    self._rgbd.request(robot.data, sim_time_s)
 
             run(self.p.dds_domain, self.p.dds_interface, float("inf"), real_time=self.p.real_time,
                 stop=self._stop, stats=self.stats, robot=robot, observers=[observe])
@@ -112,6 +144,8 @@ class SimBridgeNode(Node):
         finally:
             if self._camera is not None:
                 self._camera.close()
+            if self._rgbd is not None:
+                self._rgbd.close()
 
     def _publish_ground_truth(self, robot: Any, sim_time_s: float) -> None:
         from sim.unitree_bridge.bridge import ground_truth
@@ -127,9 +161,18 @@ class SimBridgeNode(Node):
         msg.header.frame_id = self.p.head_camera_frame_id
         self.head_pub.publish(msg)
 
+    def _publish_rgbd(self, frame: Any, sim_time_s: float) -> None:
+        from memora.rgbd import frame_to_msgs
+
+        msgs = frame_to_msgs(frame, self.get_clock().now().to_msg(), self.p.world_frame)
+        for pub, msg in zip(self.rgbd_pubs, msgs):
+            pub.publish(msg)
+        self._rgbd_frames += 1
+
     # --- status (executor thread) -------------------------------------------------------------------------
     def _status(self) -> None:
-        error = self._error or (self._camera.error if self._camera is not None else None)
+        error = (self._error or (self._camera.error if self._camera is not None else None)
+                 or (self._rgbd.error if self._rgbd is not None else None))
         if error is not None:
             # The bridge is the whole point of this node: without it, fail so the supervisor reports it.
             raise RuntimeError(f"unitree sim bridge failed: {error!r}") from error
@@ -151,7 +194,7 @@ class SimBridgeNode(Node):
             "lowcmd_bad_crc": self.stats.rejected, "dds_domain": self.p.dds_domain,
             "dds_interface": self.p.dds_interface, "layout_seed": self.p.layout_seed if self._objects else None,
             "objects": self._objects, "ground_truth_published": self._gt_published,
-            "head_camera_frames": cam.frames if cam else 0,
+            "head_camera_frames": cam.frames if cam else 0, "rgbd_frames": self._rgbd_frames,
             "head_camera_render_ms": round(1000 * cam.render_s / cam.frames, 1) if cam and cam.frames else None})))
 
     def destroy_node(self) -> None:
