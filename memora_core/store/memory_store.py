@@ -12,7 +12,7 @@ from memora_core.schemas import Activity, EntityRecord, Preference, RoutineSkill
 from memora_core.store.embedding import make_embedder
 from memora_core.store.sqlite_store import SegmentWrite, SQLiteStore
 from memora_core.store.record_candidates import candidate_query
-from memora_core.store.vector_filters import EXACT_MAX
+from memora_core.store.vector_filters import EXACT_MAX, OVERSAMPLE
 from memora_core.store.vectors import COLLECTIONS, VectorIndex
 
 log = logging.getLogger(__name__)
@@ -217,12 +217,25 @@ class MemoryStore(SQLiteStore):
         if not self.readonly and self._segments_since_flush:
             self.flush_vectors()  # a writer reads its own writes
         if where:
-            # a window of time or a video: SQLite lists the few records inside, their vectors are ranked exactly
-            sql = candidate_query(collection, participant_id, where, EXACT_MAX + 1)
-            if sql is not None:
-                ids = [r[0] for r in self.query(*sql)]
-                if len(ids) <= EXACT_MAX:
-                    ranked = self.vectors.rank(collection, text, participant_id=participant_id, ids=ids, k=k)
-                    if ranked is not None:
-                        return ranked
+            hits = self._filtered_by_records(collection, text, participant_id, k, where)
+            if hits is not None:
+                return hits
         return self.vectors.query(collection, text, participant_id=participant_id, k=k, where=where)
+
+    def _filtered_by_records(self, collection: str, text: str, participant_id: str, k: int,
+                             where: dict[str, Any]) -> list[tuple[str, float]] | None:
+        """A filter SQLite can apply (memora_core.store.record_candidates): a few admitted records are ranked
+        exactly; many are applied to the participant's OVERSAMPLE x k nearest. None: the index filters."""
+        assert self.vectors is not None
+        sql = candidate_query(collection, participant_id, where, EXACT_MAX + 1)
+        if sql is None:
+            return None
+        ids = [r[0] for r in self.query(*sql)]
+        if len(ids) <= EXACT_MAX:
+            return self.vectors.rank(collection, text, participant_id=participant_id, ids=ids, k=k)
+        n = k * OVERSAMPLE
+        nearest = self.vectors.query(collection, text, participant_id=participant_id, k=n)
+        sql = candidate_query(collection, participant_id, where, n, among=[i for i, _ in nearest])
+        admitted = {r[0] for r in self.query(*sql)} if sql is not None else set()
+        hits = [(i, d) for i, d in nearest if i in admitted]
+        return hits[:k] if len(hits) >= k or len(nearest) < n else None
