@@ -59,6 +59,19 @@ def test_depth_to_pose_accuracy_on_a_rendered_frame(camera_robot):
     assert box.shape is Shape.BOX and abs((box.yaw - want + np.pi / 2) % np.pi - np.pi / 2) < 0.05
 
 
+def test_perceived_objects_carry_catalogue_identity_at_the_seen_position(camera_robot):
+    from memora_core.perception.scene.objects import entities, perceived_objects
+
+    robot, cam = camera_robot(POSES)
+    truth = {o.name: o for o in robot.scene_objects()}
+    catalogue = [o.model_copy(update={"position": None}) for o in truth.values()]  # identity only
+    seen = perceived_objects(SceneModeller(entities(catalogue)).observe(cam.render(robot.data)), catalogue)
+    assert sorted(o.name for o in seen) == sorted(truth)
+    for o in seen:
+        assert o.category == truth[o.name].category and o.half_height == truth[o.name].half_height
+        assert np.linalg.norm(np.array(o.position) - np.array(truth[o.name].position)) < 0.01
+
+
 def test_reobservation_after_an_object_moves(camera_robot):
     robot, cam = camera_robot(POSES)
     modeller = SceneModeller(_entities(robot))

@@ -1,0 +1,22 @@
+"""The scene model as the controller's objects: each perceived object that matched a known one becomes that
+object's `SceneObject` (identity and size from the catalogue, position from the camera). This is the object
+source a backend without ground truth plans from (UnitreeG1Robot's `objects`)."""
+from __future__ import annotations
+
+from memora_core.perception.scene.model import entity_from_object
+from memora_core.perception.scene.types import EntityDescription, SceneModel
+from memora_core.robot.robot import SceneObject
+
+
+def entities(catalogue: list[SceneObject]) -> list[EntityDescription]:
+    """What the scene model looks for: the catalogue's objects' category, colour, shape and size."""
+    return [entity_from_object(o.name, o.category, o.colour, o.half_height, o.radius, o.extent, o.container,
+                               o.label) for o in catalogue]
+
+
+def perceived_objects(scene: SceneModel, catalogue: list[SceneObject]) -> list[SceneObject]:
+    """Catalogue objects the camera sees, at the perceived position; objects not seen are left out, and
+    perceived objects that matched nothing known are not the controller's to handle."""
+    known = {o.name: o for o in catalogue}
+    return [known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position)})
+            for p in scene.objects if p.name in known]
