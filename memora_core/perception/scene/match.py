@@ -39,15 +39,15 @@ def colour_cost(seen: str | None, known: str) -> float:
 def size_cost(o: PerceivedObject, e: EntityDescription, s: MatchSettings) -> float:
     cost = 0.0
     for seen, known in zip(o.size, (*e.footprint, e.height)):
-        # A truncated object is at least as big as it looks: only a size above the entity's counts.
-        err = max(0.0, seen - known) if o.truncated else abs(seen - known)
+        # A partly seen object is at least as big as it looks: only a size above the entity's counts.
+        err = max(0.0, seen - known) if o.partial else abs(seen - known)
         cost += max(0.0, err / max(known, s.min_size_m) - s.size_tolerance) / s.size_tolerance
     return cost
 
 
 def pair_cost(o: PerceivedObject, e: EntityDescription, s: MatchSettings) -> float:
-    shape = 0.0 if o.truncated and (o.shape is not e.shape) and Shape.CONTAINER not in (o.shape, e.shape) \
-        else s.shape_cost * (o.shape is not e.shape)  # a cut box may look round
+    shape = 0.0 if o.partial and (o.shape is not e.shape) and Shape.CONTAINER not in (o.shape, e.shape) \
+        else s.shape_cost * (o.shape is not e.shape)  # a partly seen box may look round
     return shape + s.colour_cost * colour_cost(o.colour, e.colour) + size_cost(o, e, s)
 
 

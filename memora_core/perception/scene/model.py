@@ -28,14 +28,19 @@ class SceneModeller:
         normal, offset, table = table_plane(points, np.random.default_rng(self.seed))
         blobs = segment(points, normal, offset, table, self.segment_settings)
         rgb = frame.rgb.reshape(-1, 3)
+        h, w = frame.depth.shape
+        label = np.full(h * w, -1, np.int32)
+        for k, blob in enumerate(blobs):
+            label[pix[blob.index]] = k
         objects = []
-        for blob in blobs:
+        for k, blob in enumerate(blobs):
             centre = points[blob.index].mean(axis=0)
             table_z = float((offset - normal[0] * centre[0] - normal[1] * centre[1]) / normal[2])
             obj = estimate(points, blob, normal, table_z, self.segment_settings.cell_m)
             px = pix[blob.index]
             obj.colour = _colour(rgb[px])
-            obj.truncated = _touches_border(px, frame.rgb.shape[1], frame.rgb.shape[0])
+            obj.truncated = _touches_border(px, w, h)
+            obj.occluded = _occluded(k, px, label, frame.depth.reshape(-1), w, h)
             objects.append(obj)
         match(objects, self.entities, self.match_settings)
         return SceneModel(table_z=float(offset / normal[2]), objects=objects, stamp_s=frame.stamp_s)
@@ -59,6 +64,24 @@ def _touches_border(pix: np.ndarray, width: int, height: int, margin: int = 4) -
     rows, cols = pix // width, pix % width
     return bool((rows < margin).any() or (rows >= height - margin).any() or (cols < margin).any()
                 or (cols >= width - margin).any())
+
+
+def _occluded(k: int, px: np.ndarray, label: np.ndarray, depth: np.ndarray, width: int, height: int,
+              ring_px: int = 3, nearer_m_units: int = 10, min_px: int = 5) -> bool:
+    """Whether another object's pixels next to this one's (within `ring_px` in the image) are nearer to the
+    camera than this object by more than `nearer_m_units` depth units: that object hides part of it."""
+    import cv2
+
+    mask = np.zeros(height * width, np.uint8)
+    mask[px] = 1
+    mask = mask.reshape(height, width)
+    ring = (cv2.dilate(mask, np.ones((2 * ring_px + 1, 2 * ring_px + 1), np.uint8)) > 0) & (mask == 0)
+    ring = np.flatnonzero(ring.reshape(-1))
+    others = ring[(label[ring] >= 0) & (label[ring] != k) & (depth[ring] > 0)]
+    if len(others) < min_px:
+        return False
+    own = float(np.median(depth[px]))
+    return int((depth[others] < own - nearer_m_units).sum()) >= min_px
 
 
 def entity_from_object(name: str, category: str, colour: str, half_height: float, radius: float,

@@ -67,6 +67,12 @@ class PerceivedObject:
     colour: str | None
     pixels: int
     truncated: bool = False                # cut by the image border: its size is a lower bound
+    occluded: bool = False                 # partly hidden behind a nearer object: likewise
+
+    @property
+    def partial(self) -> bool:
+        """Part of it is not seen: its size is a lower bound and its outline may mislead the shape."""
+        return self.truncated or self.occluded
     name: str | None = None                # the matched entity, None when nothing known fits
     match_cost: float | None = None
 

@@ -94,5 +94,5 @@ def scene_to_msg(scene: SceneModel, stamp, world_frame: str = "world"):
             name=o.name or "", match_cost=float("nan") if o.match_cost is None else float(o.match_cost),
             x=o.position[0], y=o.position[1], z=o.position[2], has_yaw=o.yaw is not None,
             yaw=float(o.yaw or 0.0), length=o.size[0], width=o.size[1], height=o.size[2], shape=o.shape.value,
-            colour=o.colour or "", truncated=o.truncated, pixels=int(o.pixels)))
+            colour=o.colour or "", truncated=o.truncated, occluded=o.occluded, pixels=int(o.pixels)))
     return msg
