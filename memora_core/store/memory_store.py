@@ -16,6 +16,7 @@ from memora_core.store.vector_filters import EXACT_MAX, OVERSAMPLE
 from memora_core.store.vectors import COLLECTIONS, VectorIndex
 
 log = logging.getLogger(__name__)
+WIDEN = 8  # a filtered search short of k admitted records looks once more among WIDEN x as many nearest
 
 
 def entity_document(e: EntityRecord) -> str:
@@ -233,9 +234,11 @@ class MemoryStore(SQLiteStore):
         ids = [r[0] for r in self.query(*sql)]
         if len(ids) <= EXACT_MAX:
             return self.vectors.rank(collection, text, participant_id=participant_id, ids=ids, k=k)
-        n = k * OVERSAMPLE
-        nearest = self.vectors.query(collection, text, participant_id=participant_id, k=n)
-        sql = candidate_query(collection, participant_id, where, n, among=[i for i, _ in nearest])
-        admitted = {r[0] for r in self.query(*sql)} if sql is not None else set()
-        hits = [(i, d) for i, d in nearest if i in admitted]
-        return hits[:k] if len(hits) >= k or len(nearest) < n else None
+        for n in (k * OVERSAMPLE, k * OVERSAMPLE * WIDEN):  # distances only: a wider net costs little
+            nearest = self.vectors.query(collection, text, participant_id=participant_id, k=n)
+            sql = candidate_query(collection, participant_id, where, n, among=[i for i, _ in nearest])
+            admitted = {r[0] for r in self.query(*sql)} if sql is not None else set()
+            hits = [(i, d) for i, d in nearest if i in admitted]
+            if len(hits) >= k or len(nearest) < n:  # enough, or that was everyone
+                return hits[:k]
+        return None
