@@ -33,15 +33,25 @@ def fit_plane(points: np.ndarray) -> tuple[np.ndarray, float]:
     return n, float(n @ c)
 
 
-def table_plane(points: np.ndarray, rng: np.random.Generator, iterations: int = 150, inlier_m: float = 0.004,
-                min_normal_z: float = 0.97, sample: int = 20000) -> tuple[np.ndarray, float, np.ndarray]:
-    """RANSAC for the support surface: among near-horizontal planes, the one holding the most points, the
-    highest of those within 80 % of the best count (a table seen above a floor). Returns the refined
-    (normal, offset) and the inlier mask over `points`."""
+def table_plane(points: np.ndarray, rng: np.random.Generator, iterations: int = 100, inlier_m: float = 0.004,
+                min_normal_z: float = 0.97, sample: int = 20000, bin_m: float = 0.01, level_fraction: float = 0.25,
+                band_m: float = 0.02) -> tuple[np.ndarray, float, np.ndarray]:
+    """The support surface. Points are in a z-up world frame (the camera pose is known), so horizontal
+    surfaces are peaks of the height histogram: the table is the highest level holding at least
+    `level_fraction` of the biggest one's points (a floor seen beyond it may hold more; an object's top far
+    fewer). RANSAC among near-horizontal planes through the points within `band_m` of that level then finds
+    its exact height and tilt, refined by least squares. Returns (normal, offset) with n.p = d on the plane
+    and the inlier mask over `points`."""
     if len(points) < 3:
         raise NoTableError("no depth points to find a table in")
-    sub = points[rng.choice(len(points), min(sample, len(points)), replace=False)]
-    found: list[tuple[int, float, np.ndarray, float]] = []
+    z = points[:, 2]
+    edges = np.arange(z.min(), z.max() + 2 * bin_m, bin_m)
+    hist, edges = np.histogram(z, edges)
+    levels = np.flatnonzero(hist >= level_fraction * hist.max())
+    level = 0.5 * (edges[levels[-1]] + edges[levels[-1] + 1])
+    band = points[np.abs(z - level) < band_m]
+    sub = band[rng.choice(len(band), min(sample, len(band)), replace=False)]
+    best: tuple[int, np.ndarray, float] | None = None
     for _ in range(iterations):
         a, b, c = sub[rng.choice(len(sub), 3, replace=False)]
         n = np.cross(b - a, c - a)
@@ -53,11 +63,11 @@ def table_plane(points: np.ndarray, rng: np.random.Generator, iterations: int = 
             continue
         d = float(n @ a)
         count = int((np.abs(sub @ n - d) < inlier_m).sum())
-        found.append((count, d, n, float(a[2])))
-    if not found:
+        if best is None or count > best[0]:
+            best = (count, n, d)
+    if best is None:
         raise NoTableError("no horizontal plane in the depth image")
-    best = max(f[0] for f in found)
-    count, d, n, _ = max((f for f in found if f[0] >= 0.8 * best), key=lambda f: f[3])
-    inliers = np.abs(points @ n - d) < inlier_m
-    n, d = fit_plane(points[inliers])
+    _, n, d = best
+    for _ in range(3):  # least squares on the inliers, then again on the refined plane's
+        n, d = fit_plane(band[np.abs(band @ n - d) < inlier_m])
     return n, d, np.abs(points @ n - d) < inlier_m
