@@ -38,3 +38,19 @@ def test_benchmark_scores_are_the_memlife_condition_figures(compact_root, tmp_pa
     assert again["entries"] == 4 and TemplateWriter.writer_id in template
     for k in ("accuracy", "recall", "oracle_accuracy", "n", "n_answerable"):
         assert again[k] == block[k], k
+
+
+def test_report_page_with_and_without_benchmark_figures(tmp_path):
+    from memora_bench.memopt.data import MemOptData
+    from memora_bench.memopt.report import write_report
+
+    scores = {"accuracy": 0.25, "recall": 0.5, "oracle_accuracy": 0.75}
+    tlog = {"steps": [{"step": i, "reward": 0.1 * i, "faithfulness": 0.9, "informativeness": 0.5,
+                       "retrievability": 1.0, "kl": 0.0, "loss": 0.0} for i in (1, 2)]}
+    data = MemOptData(seed=0, splits={}, train=[], validation=[], test=[])
+    result = {"test_participants": ["P02"], "untrained": scores, "trained": scores}
+    page = write_report(tmp_path, MemOptConfig(), tlog, result, data, {}, {}).read_text()
+    assert "benchmark-P28" not in page and "reward_curve.png" in page
+    bench = {"P28": {"untrained": {**scores, "n": 164}, "trained": {**scores, "accuracy": 0.125, "n": 164}}}
+    page = write_report(tmp_path, MemOptConfig(), tlog, {**result, "benchmark": bench}, data, {}, {}).read_text()
+    assert "benchmark-P28" in page and "164 items" in page and "0.125" in page
