@@ -53,8 +53,14 @@ def test_missing_object_aborts_with_reason(controller, ros_env, node_bin, tmp_pa
     res, feedback, result = _execute(ros_env, node_bin, tmp_path, _plan(("pick", "cinnamon tea box", None),
                                                                         ("pick", "fanta can", None)))
     assert res.returncode == 3
-    assert feedback[-1]["status"] == "failed" and feedback[-1]["step_index"] == 0  # never silently continues
-    assert not result["result"]["success"] and "step 0" in result["result"]["message"]
+    # never silently continues: the result (authoritative) holds step 0's failure and nothing after it
+    r = result["result"]
+    assert not r["success"] and r["steps_completed"] == 0 and "step 0" in r["message"]
+    assert len(r["step_results"]) == 1 and not r["step_results"][0]["success"]
+    # Feedback is a topic: a step failing within milliseconds of acceptance can publish before the client's
+    # feedback subscription is matched on a loaded machine (seen in CI), so what arrived must agree, if any did.
+    assert all(f["step_index"] == 0 for f in feedback)
+    assert not feedback or feedback[-1]["status"] == "failed"
 
 
 def test_cancel_stops_between_steps(controller, ros_env, node_bin, tmp_path):
