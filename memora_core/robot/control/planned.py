@@ -25,8 +25,8 @@ class PlannedMotion:
 
         blocked = {PlanningCause.START_IN_COLLISION, PlanningCause.GOAL_IN_COLLISION, PlanningCause.NO_PATH}
         if exc.cause is PlanningCause.UNREACHABLE:
-            return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}", cause=FailureCause.IK_MISS,
-                                    what=what, point=point, residual=exc.residual)
+            return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}",
+                                    cause=FailureCause.IK_MISS, what=what, point=point, residual=exc.residual)
         if exc.cause in blocked:
             return PrimitiveFailure(FailureReason.COLLISION, f"{what}: planned move: {exc}",
                                     self.c.resolver.movable(exc.colliding), cause=FailureCause.PATH_BLOCKED,

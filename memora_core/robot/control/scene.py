@@ -85,7 +85,8 @@ class SceneView:
 
     def check_held(self, name: str) -> None:
         if self.robot.held_object() != name:
-            raise PrimitiveFailure(FailureReason.SLIPPED, f"{name} is no longer in the hand", cause=FailureCause.SLIPPED)
+            raise PrimitiveFailure(FailureReason.SLIPPED, f"{name} is no longer in the hand",
+                                   cause=FailureCause.SLIPPED)
         pos, _ = self.robot.object_pose(name)
         if np.linalg.norm(pos - self.robot.hand_position()) > 2 * self.resolver.require(name).half_height + 0.1:
             raise PrimitiveFailure(FailureReason.SLIPPED, f"{name} drifted away from the hand",
