@@ -13,6 +13,7 @@ import numpy as np
 
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
+from memora_core.robot.body_tree import hangs_from
 from sim.g1 import HEAD_CAMERA, PALM_SITE
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
@@ -53,14 +54,7 @@ class SimRobot(Robot):
     # --- setup ---------------------------------------------------------------------------------------
     def _robot_body_ids(self) -> set[int]:
         root = self.model.body("pelvis").id
-        return {b for b in range(self.model.nbody) if self._is_descendant(b, root)}
-
-    def _is_descendant(self, body: int, root: int) -> bool:
-        while body > 0:
-            if body == root:
-                return True
-            body = int(self.model.body_parentid[body])
-        return False
+        return {b for b in range(self.model.nbody) if hangs_from(self.model, b, root)}
 
     def reset(self) -> None:
         mujoco.mj_resetData(self.model, self.data)
@@ -214,7 +208,7 @@ class SimRobot(Robot):
         for i in range(d.ncon):
             b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
             other = b2 if b1 == obj else b1 if b2 == obj else None
-            if other is not None and other != obj and self._is_descendant(int(other), hand):
+            if other is not None and other != obj and hangs_from(self.model, int(other), hand):
                 return True
         return False
 

@@ -30,6 +30,7 @@ import numpy as np
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
+from memora_core.robot.body_tree import hangs_from
 from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
 from sim.ik import ArmIK
 from sim.robot_backend import ClearanceChecker
@@ -60,7 +61,7 @@ class UnitreeG1Robot(Robot):
         self.model = build_scene(scene, Layout(seed=0, poses={}), with_robot=True).model
         self.data = mujoco.MjData(self.model)
         pelvis = self.model.body("pelvis").id
-        robot_bodies = {b for b in range(self.model.nbody) if self._below(b, pelvis)}
+        robot_bodies = {b for b in range(self.model.nbody) if hangs_from(self.model, b, pelvis)}
         self._check = ClearanceChecker(self.model, robot_bodies, {}, config.motion.clearance_margin)
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
@@ -200,14 +201,6 @@ class UnitreeG1Robot(Robot):
         bias = np.zeros(self.model.nv)
         mujoco.mj_rne(self.model, self.data, 0, bias)
         return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
-
-    def _below(self, body: int, root: int) -> bool:
-        """Whether `body` is `root` or hangs from it (a robot link, not furniture)."""
-        while body > 0:
-            if body == root:
-                return True
-            body = int(self.model.body_parentid[body])
-        return False
 
     def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         """"table" when the posture (the measured joints overridden by `target`) presses the robot into the
