@@ -30,7 +30,8 @@ def test_memopt_cli_end_to_end_and_resume(shared_data, tmp_path, capsys):
     log = json.loads((out / "train_log.json").read_text())
     assert [s["step"] for s in log["steps"]] == [1, 2]
     for s in log["steps"]:
-        assert set(s) == {"step", "reward", "faithfulness", "informativeness", "retrievability", "kl", "loss"}
+        assert set(s) == {"step", "reward", "faithfulness", "informativeness", "retrievability", "validity", "kl",
+                          "loss"}
         assert all(v is not None for v in s.values())
     ev = json.loads((out / "eval.json").read_text())
     for side in ("untrained", "trained"):

@@ -1,4 +1,6 @@
-"""FIRM: the per-token reward F x I x R, as a TRL reward function that also keeps the token-level rewards.
+"""FIRM: the per-token reward F x I x R, gated by entry validity V (rewards/validity.py: a copy of the structured
+input is not a first-person memory entry and earns ~0), as a TRL reward function that also keeps the token-level
+rewards.
 
 TRL calls a reward function once per generation batch and wants one number per completion; `FirmReward` returns
 each candidate's mean token reward (what TRL logs as `reward`) and keeps the (token) rewards of the batch in
@@ -20,6 +22,7 @@ from memora_bench.memopt.replay_cache import ReplayCache
 from memora_bench.memopt.rewards.faithfulness import token_faithfulness_batch
 from memora_bench.memopt.rewards.informativeness import informativeness_batch
 from memora_bench.memopt.rewards.retrievability import retrievability
+from memora_bench.memopt.rewards.validity import entry_validity
 
 
 def source_text(seg: SegmentInput, max_chars: int) -> str:
@@ -54,8 +57,8 @@ class FirmReward:
     last_keys: list[str] = field(default_factory=list)
 
     def score_batch(self, keys: list[str], texts: list[str], ids: list[list[int]]
-                    ) -> list[tuple[torch.Tensor, float, float, float]]:
-        """(token rewards, mean F, I, R) of each candidate; the evaluators' forward passes are batched."""
+                    ) -> list[tuple[torch.Tensor, float, float, float, float]]:
+        """(token rewards F x I x R x V, mean F, I, R, V) of each candidate; the evaluators' passes are batched."""
         fs = token_faithfulness_batch(self.evaluator, self.tokenizer, [self.sources[k] for k in keys], texts, ids,
                                       self.max_prompt_tokens)
         infs = informativeness_batch(self.initial_writer or self.evaluator, self.tokenizer, texts,
@@ -64,10 +67,11 @@ class FirmReward:
         if self.cache is not None and keys:
             vecs = np.asarray(self.embedder.embed(texts), dtype=np.float32)
             rs = [retrievability(self.cache, tuple(json.loads(k)), self.intervals[k], v) for k, v in zip(keys, vecs)]
-        return [(f * i * r, float(f.mean()) if len(f) else 0.0, i, r) for f, i, r in zip(fs, infs, rs)]
+        vs = [entry_validity(t).score for t in texts]
+        return [(f * i * r * v, float(f.mean()) if len(f) else 0.0, i, r, v) for f, i, r, v in zip(fs, infs, rs, vs)]
 
-    def score(self, key: str, text: str, ids: list[int]) -> tuple[torch.Tensor, float, float, float]:
-        """(token rewards, mean F, I, R) of one candidate."""
+    def score(self, key: str, text: str, ids: list[int]) -> tuple[torch.Tensor, float, float, float, float]:
+        """(token rewards, mean F, I, R, V) of one candidate."""
         return self.score_batch([key], [text], [ids])[0]
 
     def __call__(self, prompts, completions, completion_ids, seg_key, **_) -> list[float]:
@@ -77,5 +81,6 @@ class FirmReward:
         means = [float(tok.mean()) if len(tok) else 0.0 for tok in self.last_token_rewards]
         n = max(len(scored), 1)
         self.last_components = {name: sum(row[j] for row in scored) / n
-                                for j, name in ((1, "faithfulness"), (2, "informativeness"), (3, "retrievability"))}
+                                for j, name in ((1, "faithfulness"), (2, "informativeness"), (3, "retrievability"),
+                                                          (4, "validity"))}
         return means

@@ -10,7 +10,7 @@ from memora_bench.memopt.config import MemOptConfig
 from memora_bench.memopt.data import MemOptData
 
 TEMPLATES = Path(__file__).resolve().with_name("templates")
-CURVES = ("reward", "faithfulness", "informativeness", "retrievability")
+CURVES = ("reward", "faithfulness", "informativeness", "retrievability", "validity")
 
 
 def plot_rewards(tlog: dict, path: Path) -> Path:

@@ -26,7 +26,7 @@ from memora_bench.memopt.replay_cache import ReplayCache
 from memora_bench.memopt.rewards.informativeness import extract_key_facts
 
 log = logging.getLogger(__name__)
-LOG_KEYS = ("reward", "faithfulness", "informativeness", "retrievability", "kl", "loss")
+LOG_KEYS = ("reward", "faithfulness", "informativeness", "retrievability", "validity", "kl", "loss")
 
 
 def _save_json(path: Path, obj) -> None:
