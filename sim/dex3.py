@@ -65,13 +65,17 @@ class Dex3Sim:
     # --- grasp check ------------------------------------------------------------------------------------
     def touching(self, body: int) -> set[str]:
         """Digits (thumb, index, middle) of this hand in contact with MuJoCo body `body`."""
+        return self.contacts().get(body, set())
+
+    def contacts(self) -> dict[int, set[str]]:
+        """Every body this hand's digits touch, with the digits on it (one pass over the contacts)."""
         m, d = self.model, self.data
-        out = set()
+        out: dict[int, set[str]] = {}
         for i in range(d.ncon):
             b1, b2 = int(m.geom_bodyid[d.contact[i].geom1]), int(m.geom_bodyid[d.contact[i].geom2])
-            other = b2 if b1 == body else b1 if b2 == body else None
-            if other is not None and other in self._digit_of:
-                out.add(self._digit_of[other])
+            for digit_body, other in ((b1, b2), (b2, b1)):
+                if digit_body in self._digit_of and other not in self._digit_of:
+                    out.setdefault(other, set()).add(self._digit_of[digit_body])
         return out
 
     def holds(self, body: int) -> bool:

@@ -88,3 +88,18 @@ def blocked_digits(side: Side | str, target: list[float], q: list[float], shortf
 def is_grasping(digits: set[str]) -> bool:
     """A grasp: the thumb and at least one opposing finger are on the object."""
     return "thumb" in digits and bool(digits & {"index", "middle"})
+
+
+def closing_digits(side: Side | str, target: list[float], postures: HandPostures | None = None,
+                   fraction: float = 0.5) -> set[str]:
+    """Digits whose flexing joints are all commanded at least `fraction` of the way from the open to the
+    closed posture: what the hand is being told to close (whatever the fingers have reached)."""
+    postures = postures or HandPostures()
+    opened, closed = postures.open(side), postures.closed(side)
+    out = set()
+    for digit, joints in DIGITS.items():
+        idx = [FINGER_JOINTS.index(j) for j in joints]
+        if all(abs(closed[i] - opened[i]) > 1e-9
+               and (target[i] - opened[i]) / (closed[i] - opened[i]) >= fraction for i in idx):
+            out.add(digit)
+    return out

@@ -152,6 +152,17 @@ class DDSConfig(_Cfg):
     command_hz: float = Field(default=250.0, gt=0)
 
 
+class Dex3Config(_Cfg):
+    """The Dex3-1 hands on a G1 over DDS (rt/dex3/{left,right}/cmd|state), one per enabled arm."""
+
+    close_s: float = Field(default=0.8, gt=0, le=5.0,
+                           description="how long a grasp streams the closed posture before reading the finger state")
+    open_s: float = Field(default=0.5, gt=0, le=5.0, description="how long a release streams the open posture")
+    state_timeout_s: float = Field(default=10.0, gt=0, description="wait for the first HandState_ of each hand")
+    command_every: int = Field(default=5, ge=1,
+                               description="re-send the hands' targets every this many LowCmd frames (a steady stream)")
+
+
 class GainsConfig(_Cfg):
     kp_arm: float = 60.0
     kd_arm: float = 1.5
@@ -178,6 +189,7 @@ class RobotConfig(_Cfg):
     motion: MotionConfig
     dds: DDSConfig | None = None
     gains: GainsConfig | None = None
+    dex3: Dex3Config | None = None  # the G1 backend's hands; None: no hands (grasp() is False)
     physics: PhysicsConfig = Field(default_factory=PhysicsConfig)
 
     def scene_path(self) -> Path:

@@ -13,12 +13,14 @@ every step; the head camera renders on its own thread from a copy of the state, 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -43,12 +45,17 @@ class BridgeStats:
         return self.published / elapsed if self.started and elapsed > 0 else 0.0
 
 
-def make_bridge_robot(robot_config: str = "sim_g1", layout_seed: int | None = None) -> Any:
+def make_bridge_robot(robot_config: str = "sim_g1", layout_seed: int | None = None,
+                      poses: dict[str, tuple[float, float, float]] | None = None) -> Any:
     """The simulated G1 the bridge steps: in the kitchen laid out by `layout_seed` (the controller's
-    sample_layout), or alone (no objects) when it is None."""
+    sample_layout), with the objects of `poses` at (x, y, yaw) instead when given, or alone (no objects)."""
     from memora_core.robot import load_robot_config, make_robot
 
     cfg = load_robot_config(robot_config)
+    if poses is not None:
+        from sim.scene import Layout
+
+        return make_robot(cfg, layout=Layout(seed=layout_seed or 0, poses=poses))
     if layout_seed is None:
         return make_robot(cfg, objects=[])
     from sim.scene.config import load_scene_config
@@ -246,10 +253,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=3600.0)
     p.add_argument("--layout-seed", type=int, default=None,
                    help="lay the kitchen's objects out with this seed (default: the robot alone, no objects)")
+    p.add_argument("--poses-json", default=None,
+                   help='objects at given places instead: {"name": [x, y, yaw], ...} (world frame, m, rad)')
+    p.add_argument("--ground-truth-out", type=Path, default=None,
+                   help="on exit, write what the simulator knows (object positions, held object) here as JSON")
     p.add_argument("--free-run", action="store_true", help="step physics as fast as possible (not real time)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    stats = run(args.domain, args.interface, args.seconds, args.layout_seed, real_time=not args.free_run)
+    try:
+        poses = None if args.poses_json is None else {k: tuple(float(v) for v in xyz)
+                                                      for k, xyz in json.loads(args.poses_json).items()}
+        robot = make_bridge_robot("sim_g1", args.layout_seed, poses)
+    except (ValueError, TypeError, AttributeError, KeyError) as e:
+        p.error(f"--poses-json: {e}")
+    stats = run(args.domain, args.interface, args.seconds, args.layout_seed, real_time=not args.free_run, robot=robot)
+    if args.ground_truth_out is not None:
+        args.ground_truth_out.write_text(json.dumps(ground_truth(robot, stats["published"] * robot.model.opt.timestep)))
     print(f"published {stats['published']} LowState at {stats['rate_hz']:.0f} Hz; received {stats['commands']} LowCmd")
     return 0
 

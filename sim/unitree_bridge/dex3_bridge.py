@@ -4,14 +4,19 @@ simulated hands' finger actuators (sim.dex3.Dex3Sim: torque-limited, within the 
 
 It runs as a bridge step observer (on the bridge thread, after each physics step): the latest command per
 hand is applied to the actuators' targets, and the state goes out every `state_every` steps. A motor whose
-mode byte does not say "enabled" keeps its previous target, as on the hand."""
+mode byte does not say "enabled" keeps its previous target, as on the hand.
+
+Grip: a real hand holds what it closes on by friction; the simulated fingers, position-servoed and
+torque-limited, let objects slip. So when a hand is commanded closed and its thumb and an opposing finger
+touch an object, the bridge holds that object with the scene's weld (SimRobot.grasp, on that hand's arm),
+and lets go when the hand is commanded open again. Nothing else makes a grasp: no finger contact, no hold."""
 from __future__ import annotations
 
 import threading
 from typing import Any
 
 from memora_core.robot.backends.dex3 import topics
-from memora_core.robot.hand import FINGER_JOINTS, Side
+from memora_core.robot.hand import FINGER_JOINTS, Side, closing_digits, is_grasping
 from sim.dex3 import Dex3Sim
 
 
@@ -27,6 +32,10 @@ class Dex3Server:
         from unitree_sdk2py.idl.unitree_hg.msg.dds_ import HandCmd_, HandState_
 
         self.hands = {side: Dex3Sim(robot.model, robot.data, side) for side in Side}
+        layout = getattr(robot, "layout", None)
+        names = list(layout.poses) if layout is not None else []
+        self._object_of = {robot.model.body(robot.scene.object(n).body_name).id: n for n in names}
+        self.held_by: Side | None = None  # the hand whose grip holds the robot's held object
         self.state_every = max(1, state_every)
         self._lock = threading.Lock()
         self._pending: dict[Side, list[tuple[bool, float]]] = {}
@@ -58,12 +67,29 @@ class Dex3Server:
         if self._steps % self.state_every:
             return
         for side, hand in self.hands.items():
+            self._grip(robot, side, hand)
+        for side, hand in self.hands.items():
             state = self._states[side]
             q, dq, tau = hand.q(), hand.dq(), hand.torque()
             for i in range(len(FINGER_JOINTS)):
                 m = state.motor_state[i]
                 m.q, m.dq, m.tau_est = float(q[i]), float(dq[i]), float(tau[i])
             self._pubs[side].Write(state)
+
+    def _grip(self, robot: Any, side: Side, hand: Dex3Sim) -> None:
+        """Hold what a closing hand has its thumb and a finger on; let go when that hand opens."""
+        closing = is_grasping(closing_digits(side, hand.target, hand.postures))
+        if self.held_by is side and not closing:
+            robot.release()
+            self.held_by = None
+        elif self.held_by is None and closing and robot.held_object() is None:
+            for body, digits in hand.contacts().items():
+                name = self._object_of.get(body)
+                if name is not None and is_grasping(digits):
+                    robot.use_arm(side.value)  # nothing is held, so either arm may be chosen
+                    if robot.grasp(name, finger_reach=1.0):  # the fingers decide, not the palm's reach
+                        self.held_by = side
+                    break
 
     def close(self) -> None:
         for side in Side:

@@ -74,3 +74,59 @@ def _round_trip() -> None:
         bridge.send_signal(signal.SIGINT)
         out, _ = bridge.communicate(timeout=30)
     assert bridge.returncode == 0, out
+
+
+def test_g1_backend_grasps_with_its_dex3_hand_through_the_bridge():
+    _run_isolated("_g1_grasp")
+
+
+def _g1_grasp() -> None:
+    """The `unitree_g1` Robot over DDS: the right palm brought beside a bottle (IK on the G1 backend, LowCmd
+    to the bridge), grasp() closes the Dex3 hand and reports the grasp from finger state alone; the bottle
+    comes up with the hand (the bridge's ground truth says so). Brought 13 cm further out, the fingers meet
+    nothing: no grasp, the hand opens again."""
+    import json
+    import tempfile
+
+    import numpy as np
+
+    from memora_core.robot import make_robot
+
+    bottle, at = "coca-cola bottle", (0.40, -0.20, 0.0)
+    truth = Path(tempfile.mkdtemp()) / "truth.json"
+    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1", "--interface",
+                               "lo", "--seconds", "150", "--poses-json", json.dumps({bottle: at}),
+                               "--ground-truth-out", str(truth)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60)
+        assert set(robot.hands) == {"left", "right"} and robot.held_object() is None
+        robot.use_arm("right")
+        # The sim's bottle: 0.74 m table, its centre 0.11 m up; the palm level beside its upper half.
+        palm = np.array([at[0] - 0.045, at[1] - 0.05, 0.74 + 0.11 + 0.08])
+
+        def go(target, seconds=None):
+            q, residual = robot.solve_ik(np.asarray(target), rotation=np.eye(3), orientation_cost=0.5)
+            assert residual < 0.01, residual
+            assert robot.command(q, seconds).completed
+
+        go([0.22, -0.30, 1.02])
+        go(palm + [0.0, -0.08, 0.06])           # beside and above
+        go(palm + [0.0, -0.13, 0.0])           # level, 13 cm out: nothing between the fingers
+        assert not robot.grasp(bottle)
+        assert robot.held_object() is None
+        assert not robot.hands["right"].grasping()
+        go(palm + [0.0, -0.08, 0.0])
+        go(palm)                                # in: the bottle between thumb and fingers
+        assert robot.grasp(bottle)
+        assert robot.held_object() == bottle and robot.hands["right"].grasping()
+        go(palm + [0.0, 0.0, 0.10])             # lift
+        robot.settle(0.3)
+        robot.close()
+    finally:
+        bridge.send_signal(signal.SIGINT)
+        out, _ = bridge.communicate(timeout=30)
+    assert bridge.returncode == 0, out
+    seen = json.loads(truth.read_text())
+    assert seen["held"] == bottle, seen
+    assert seen["objects"][bottle][2] > 0.74 + 0.11 + 0.07, seen  # came up ~10 cm with the hand

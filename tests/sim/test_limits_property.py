@@ -251,7 +251,7 @@ def g1_robot():
     from sim.g1 import BODY_JOINTS_29
     from memora_core.robot.backends.unitree_g1 import UnitreeG1Robot
 
-    cfg = load_robot_config("unitree_g1")
+    cfg = load_robot_config("unitree_g1").model_copy(update={"dex3": None})  # arm frames only: no hands on the loopback
     rest = np.array([cfg.home.get(n, 0.0) for n in BODY_JOINTS_29])
 
     class LoopbackG1(UnitreeG1Robot):

@@ -14,9 +14,13 @@ is stretched, never squeezed), frames are paced at least one period apart (a sta
 down, it never catches up in a burst), and `_publish` refuses any frame outside the joint ranges or
 moving a joint more than `max_velocity * period` from the last one.
 
+The Dex3 hands (config `dex3`, backends/dex3.py): `grasp()` closes the current arm's hand, streams the
+closed posture for `dex3.close_s` and reports a grasp only when the finger state says so (thumb and an
+opposing finger held short of closed); otherwise it opens the hand again. Without a `dex3` section
+`grasp()` is False.
+
 Not provided by this backend (honestly absent, not faked): object perception (so `scene_objects()` is empty
-unless an object source is given, and pick/place report `object_missing`), and the Dex3 hand (`grasp()`
-returns False)."""
+unless an object source is given, and pick/place report `object_missing`)."""
 from __future__ import annotations
 
 import logging
@@ -79,8 +83,17 @@ class UnitreeG1Robot(Robot):
         self._last_frame_at = -float("inf")
         self.published = 0
 
+        self._held: str | None = None
+        self.hands: dict[str, object] = {}
         self._open_channels()
         self.wait_for_state(state_timeout_s)
+        if config.dex3 is not None:
+            from memora_core.robot.backends.dex3 import Dex3Hand
+
+            self.hands = {side: Dex3Hand(side) for side in config.arms}
+            for hand in self.hands.values():
+                hand.wait_for_state(config.dex3.state_timeout_s)
+                hand.open()
         # Start by holding where the robot is (clipped into the safe ranges: a joint may rest on a stop).
         margin = config.limits.position_margin
         self._target = {n: float(np.clip(v, lo + margin, hi - margin)) for n, v in self.joint_positions().items()
@@ -169,6 +182,10 @@ class UnitreeG1Robot(Robot):
         self._last_frame_at = self._now()
         self._target = frame
         self.published += 1
+        if self.hands and self.published % self.config.dex3.command_every == 0:
+            for hand in self.hands.values():  # the hands expect a steady command stream too
+                if hand.target is not None:
+                    hand.command(hand.target)
 
     # --- Robot interface -------------------------------------------------------------------------------
     def joint_ranges(self) -> dict[str, tuple[float, float]]:
@@ -258,13 +275,31 @@ class UnitreeG1Robot(Robot):
         self._publish(held, hold=True)
 
     def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
-        return False  # Dex3 hand control (rt/dex3/*/cmd) is not part of this backend yet
+        """Close the current arm's Dex3 hand and keep it closed if the fingers say they hold something
+        (`finger_reach` is for palm-reach backends: on a real hand the finger state decides)."""
+        hand = self.hands.get(self.arm)
+        if hand is None or self._held is not None or self.config.dex3 is None:
+            return False
+        hand.close()
+        self.settle(self.config.dex3.close_s)
+        if not hand.grasping():
+            if not self.estop.engaged:  # under an e-stop nothing moves, the fingers included
+                hand.open()
+                self.settle(self.config.dex3.open_s)
+            return False
+        self._held = name
+        return True
 
     def release(self) -> str | None:
-        return None
+        name, self._held = self._held, None
+        hand = self.hands.get(self.arm)
+        if hand is not None and self.config.dex3 is not None:
+            hand.open()
+            self.settle(self.config.dex3.open_s)
+        return name
 
     def held_object(self) -> str | None:
-        return None
+        return self._held
 
     def settle(self, seconds: float) -> None:
         """Keep streaming the hold command (the G1 expects a steady command stream) for `seconds`."""
@@ -277,5 +312,7 @@ class UnitreeG1Robot(Robot):
             self._publish({})
 
     def close(self) -> None:
+        for hand in self.hands.values():
+            hand.shutdown()
         self._sub.Close()
         self._pub.Close()
