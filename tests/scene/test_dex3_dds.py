@@ -90,7 +90,10 @@ def _g1_grasp() -> None:
 
     import numpy as np
 
+    from memora_core.perception.scene.tracker import ObjectTracker
+    from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
     from memora_core.robot import make_robot
+    from sim.scene import Layout
 
     bottle, at = "coca-cola bottle", (0.40, -0.20, 0.0)
     truth = Path(tempfile.mkdtemp()) / "truth.json"
@@ -98,8 +101,15 @@ def _g1_grasp() -> None:
                                "lo", "--seconds", "150", "--poses-json", json.dumps({bottle: at}),
                                "--ground-truth-out", str(truth)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # The G1's object source: the tracker a scene model feeds (here one sighting of the bottle where it stands).
+    catalogue = [o.model_copy(update={"position": None}) for o in
+                 make_robot("sim_g1", layout=Layout(seed=0, poses={bottle: at})).scene_objects()]
+    tracker = ObjectTracker(catalogue)
+    tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
+        position=(at[0], at[1], 0.85), yaw=None, size=(0.07, 0.07, 0.22), shape=Shape.CYLINDER, colour="red",
+        pixels=900, name=bottle, match_cost=0.1)]))
     try:
-        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60)
+        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60, objects=tracker)
         assert set(robot.hands) == {"left", "right"} and robot.held_object() is None
         robot.use_arm("right")
         # The sim's bottle: 0.74 m table, its centre 0.11 m up; the palm level beside its upper half.
@@ -120,8 +130,10 @@ def _g1_grasp() -> None:
         go(palm)                                # in: the bottle between thumb and fingers
         assert robot.grasp(bottle)
         assert robot.held_object() == bottle and robot.hands["right"].grasping()
+        assert tracker() == []                  # its place on the table is stale: the tracker forgot it
         go(palm + [0.0, 0.0, 0.10])             # lift
         robot.settle(0.3)
+        assert abs(robot.object_pose(bottle)[0][2] - 0.95) < 0.02  # it moves with the hand
         robot.close()
     finally:
         bridge.send_signal(signal.SIGINT)

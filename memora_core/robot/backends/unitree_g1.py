@@ -84,6 +84,9 @@ class UnitreeG1Robot(Robot):
         self.published = 0
 
         self._held: str | None = None
+        self._held_object: SceneObject | None = None
+        self._held_offset = np.zeros(3)
+        self._let_go: dict[str, SceneObject] = {}
         self.hands: dict[str, object] = {}
         self._open_channels()
         self.wait_for_state(state_timeout_s)
@@ -199,7 +202,17 @@ class UnitreeG1Robot(Robot):
         return {n: float(v) for n, v in zip(BODY_JOINTS_29, q)}
 
     def scene_objects(self) -> list[SceneObject]:
-        return list(self._objects()) if self._objects else []
+        """The object source's objects; the held one where the hand has it (its offset from the palm at the
+        grasp), one let go where it was let go until the source sees it again."""
+        seen = {o.name: o for o in (self._objects() if self._objects else [])}
+        for name in [n for n in self._let_go if n in seen]:
+            del self._let_go[name]  # seen again: the sighting is newer than where it was let go
+        out = {**seen, **self._let_go}
+        if self._held is not None and self._held_object is not None:
+            palm = self.hand_position()
+            out[self._held] = self._held_object.model_copy(
+                update={"position": tuple(float(v) for v in palm + self._held_offset)})
+        return list(out.values())
 
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         for o in self.scene_objects():
@@ -288,10 +301,19 @@ class UnitreeG1Robot(Robot):
                 self.settle(self.config.dex3.open_s)
             return False
         self._held = name
+        known = next((o for o in self.scene_objects() if o.name == name and o.position is not None), None)
+        self._held_object = known
+        self._held_offset = (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
+        forget = getattr(self._objects, "forget", None)
+        if callable(forget):
+            forget(name)  # its place on the table is stale now: it moves with the hand
         return True
 
     def release(self) -> str | None:
-        name, self._held = self._held, None
+        if self._held is not None and self._held_object is not None:
+            at = self.hand_position() + self._held_offset
+            self._let_go[self._held] = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
+        name, self._held, self._held_object = self._held, None, None
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
             hand.open()

@@ -1,0 +1,69 @@
+"""Object permanence over scene models (memora_core.perception.scene.tracker): the controller's object source on
+a robot without ground truth keeps each known object's last sighting, never invents one."""
+import threading
+
+from memora_core.perception.scene.tracker import ObjectTracker
+from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
+from memora_core.robot.robot import SceneObject
+
+MUG = SceneObject(name="green mug", category="mug", colour="green", material="ceramic", half_height=0.05, radius=0.04)
+TIN = SceneObject(name="tea tin", category="tin", colour="red", material="metal", half_height=0.07, radius=0.035)
+
+
+def _seen(*objs: tuple[str | None, tuple[float, float, float]], stamp: float = 0.0) -> SceneModel:
+    return SceneModel(table_z=0.74, stamp_s=stamp, objects=[
+        PerceivedObject(position=p, yaw=None, size=(0.08, 0.08, 0.1), shape=Shape.CYLINDER, colour="green", pixels=400,
+                        name=n, match_cost=None if n is None else 0.1) for n, p in objs])
+
+
+def _where(tracker: ObjectTracker) -> dict[str, tuple]:
+    return {o.name: o.position for o in tracker()}
+
+
+def test_keeps_the_last_sighting_of_each_known_object_and_nothing_else():
+    t = ObjectTracker([MUG, TIN])
+    assert t() == []                                                          # nothing seen: nothing known
+    assert t.update(_seen(("green mug", (0.4, -0.1, 0.79)), (None, (0.5, 0.0, 0.8)), stamp=1.0)) == ["green mug"]
+    assert _where(t) == {"green mug": (0.4, -0.1, 0.79)}                      # the unmatched blob is not an object
+    t.update(_seen(("tea tin", (0.45, 0.1, 0.81)), stamp=2.0))                # the mug hidden in this frame: kept
+    assert _where(t) == {"green mug": (0.4, -0.1, 0.79), "tea tin": (0.45, 0.1, 0.81)}
+    t.update(_seen(("green mug", (0.3, -0.2, 0.79)), stamp=3.0))
+    assert _where(t)["green mug"] == (0.3, -0.2, 0.79)
+    assert t()[0].category == "mug" and t()[0].half_height == 0.05          # identity and size from the catalogue
+
+
+def test_an_older_frame_does_not_replace_a_newer_sighting():
+    t = ObjectTracker([MUG])
+    t.update(_seen(("green mug", (0.3, -0.2, 0.79)), stamp=5.0))
+    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), stamp=4.0))
+    assert _where(t) == {"green mug": (0.3, -0.2, 0.79)}
+
+
+def test_forget_and_age():
+    t = ObjectTracker([MUG, TIN], max_age_s=2.0)
+    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), ("tea tin", (0.45, 0.1, 0.81)), stamp=1.0))
+    t.forget("green mug")                                                      # in the hand now
+    assert set(_where(t)) == {"tea tin"}
+    assert [o.name for o in t.objects(now_s=2.5)] == ["tea tin"]
+    assert t.objects(now_s=3.5) == []                                         # too old to act on
+
+
+def test_updates_from_another_thread_while_read():
+    t = ObjectTracker([MUG])
+    stop = threading.Event()
+
+    def feed():
+        k = 0
+        while not stop.is_set():
+            k += 1
+            t.update(_seen(("green mug", (0.4, -0.1 + 1e-4 * (k % 10), 0.79)), stamp=float(k)))
+
+    th = threading.Thread(target=feed)
+    th.start()
+    try:
+        for _ in range(2000):
+            assert all(o.name == "green mug" for o in t())
+    finally:
+        stop.set()
+        th.join()
+    assert t.updates > 0
