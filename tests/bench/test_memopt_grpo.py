@@ -78,3 +78,5 @@ def test_few_step_grpo_run(tmp_path):
     for r, s in zip(rows, log):  # one line per step: each candidate's mean reward, their mean is TRL's `reward`
         assert len(r["rewards"]) == 4 and sorted(set(r["seg_keys"])) == sorted(key_str(k) for k in keys)
         assert sum(r["rewards"]) / 4 == pytest.approx(s["reward"], abs=1e-4)
+        assert len(r["texts"]) == 4 and all(0.0 <= v <= 1.0 for v in r["validity_each"])
+        assert sum(r["validity_each"]) / 4 == pytest.approx(s["validity"], abs=1e-4)

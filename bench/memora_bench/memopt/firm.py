@@ -55,6 +55,8 @@ class FirmReward:
     last_token_rewards: list[torch.Tensor] = field(default_factory=list)
     last_components: dict[str, float] = field(default_factory=dict)
     last_keys: list[str] = field(default_factory=list)
+    last_texts: list[str] = field(default_factory=list)
+    last_validity: list[float] = field(default_factory=list)
 
     def score_batch(self, keys: list[str], texts: list[str], ids: list[list[int]]
                     ) -> list[tuple[torch.Tensor, float, float, float, float]]:
@@ -75,9 +77,10 @@ class FirmReward:
         return self.score_batch([key], [text], [ids])[0]
 
     def __call__(self, prompts, completions, completion_ids, seg_key, **_) -> list[float]:
-        scored = self.score_batch(list(seg_key), [completion_text(c) for c in completions],
-                                  [list(i) for i in completion_ids])
+        texts = [completion_text(c) for c in completions]
+        scored = self.score_batch(list(seg_key), texts, [list(i) for i in completion_ids])
         self.last_token_rewards, self.last_keys = [tok for tok, *_ in scored], list(seg_key)
+        self.last_texts, self.last_validity = texts, [row[4] for row in scored]
         means = [float(tok.mean()) if len(tok) else 0.0 for tok in self.last_token_rewards]
         n = max(len(scored), 1)
         self.last_components = {name: sum(row[j] for row in scored) / n

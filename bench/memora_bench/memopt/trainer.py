@@ -31,8 +31,9 @@ def pad_rewards(rows: list[torch.Tensor], mask: torch.Tensor) -> torch.Tensor:
 
 
 class MemOptTrainer(GRPOTrainer):
-    """`reward_log`: a jsonl file that gets, per generation batch, the step, segment keys and each candidate's mean
-    FIRM reward (a resumed step appends again: readers keep the last line of a step)."""
+    """`reward_log`: a jsonl file that gets, per generation batch, the step, segment keys, each candidate's mean
+    FIRM reward, validity gate and text (to see what the reward pays for; a resumed step appends again: readers
+    keep the last line of a step)."""
 
     def __init__(self, *args, firm: FirmReward, kappa: float, reward_log: Path | None = None, **kwargs) -> None:
         self.firm, self.kappa, self.reward_log = firm, kappa, reward_log
@@ -50,6 +51,7 @@ class MemOptTrainer(GRPOTrainer):
         if self.reward_log is not None and mode == "train":
             row = {"step": self.state.global_step + 1, "seg_keys": list(self.firm.last_keys),
                    "rewards": [round(float(r.mean()) if len(r) else 0.0, 5) for r in self.firm.last_token_rewards],
+                   "validity_each": [round(v, 5) for v in self.firm.last_validity], "texts": self.firm.last_texts,
                    **{k: round(v, 5) for k, v in self.firm.last_components.items()}}
             with self.reward_log.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row) + "\n")
