@@ -254,6 +254,8 @@ class StructuredPlanner:
         plan.steps = [PlanStep(index=i, action=a, object=o, target=t, text=label, evidence=ev)
                       for i, (label, ev) in enumerate(labels) for a, o, t in [split_label(label)]]
         self._ground(plan, log)
+        for s in plan.steps:
+            s.text = spoken(s.text, s.action)
         plan.evidence = unique_evidence([e for s in plan.steps for e in s.evidence])
         plan.tool_calls = log.calls
         return plan
@@ -658,6 +660,7 @@ class StructuredPlanner:
                 loc = placed.get(s.object) or (found.get(s.object, (None, [], None))[2])
                 if loc and loc != s.object:
                     s.target = loc
+                    s.text = with_place(s.text, s.action, loc)
         ungrounded = [o for o in objects if o not in found and self.family != "parametric"]
         if ungrounded and len(found) < len(objects):
             plan.missing += [f"object not grounded in memory: {o}" for o in ungrounded
@@ -665,6 +668,44 @@ class StructuredPlanner:
         for s in plan.steps:
             if s.object and not s.target:
                 plan.missing.append(f"no known location for '{s.object}' (step {s.index})")
+
+
+_DETERMINERS = {"the", "a", "an", "my", "your", "his", "her", "their", "its", "this", "that", "these", "those",
+                "some", "all", "each", "every", "both", "any", "another", "other"}
+
+
+def spoken(text: str, action: str) -> str:
+    """A step label said as an English imperative, with the definite article before its object and after
+    each preposition ('put bowl in sink' -> 'put the bowl in the sink'); words already carrying a
+    determiner or a number are left as they are."""
+    words = text.split()
+    n = len(action.split())
+    if not words or words[:n] != action.split() or len(words) == n:
+        return text
+    out = words[:n]
+    want = True  # an article goes before the next noun phrase: the object, then each prepositional object
+    for w in words[n:]:
+        low = w.lower()
+        if low == "of" and want:  # 'out of pan': the article goes after 'of'
+            out.append(w)
+            continue
+        if low in _PREPS or low in _PARTICLES and not want:
+            out.append(w)
+            want = low in _PREPS
+            continue
+        if want and low not in _DETERMINERS and not low[:1].isdigit() and low not in _PARTICLES:
+            out.append("the")
+        out.append(w)
+        want = False
+    return " ".join(out)
+
+
+def with_place(text: str, action: str, place: str) -> str:
+    """A step's text with the place memory grounded for its object ('mix dough' + 'bowl' -> 'mix dough at
+    bowl'), worded as PlanStep.render words a target; unchanged when the text already names the place."""
+    if not text or set(tokens(place)) <= set(tokens(text)):
+        return text
+    return f"{text} {'in' if action in ('place', 'put', 'pour') else 'at'} {place}"
 
 
 def _insert_after_object(labels: list, obj: str, item: tuple) -> list:

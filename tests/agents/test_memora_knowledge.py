@@ -47,7 +47,7 @@ def test_routine_tools_and_verb_routine(p06_store):
     plan = planner.plan("Help P06 please wash the dishes for me.")
     labels = [s.text for s in plan.steps]
     # the recalled plate-washing is completed by how this person washes things (the tap on and off)
-    assert any(s.object == "plate" for s in plan.steps) and "turn on tap" in labels, labels
+    assert any(s.object == "plate" for s in plan.steps) and "turn on the tap" in labels, labels
     assert len(plan.tool_calls) <= 8
 
 

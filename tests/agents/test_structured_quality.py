@@ -151,7 +151,7 @@ def test_compose_places_listed_objects_and_picks_members_from_memory(kitchen):
     plan = planner.plan("Help P90 set the table with bowl and cutlery.")
     labels = [s.text for s in plan.steps]
     # each listed object is picked up and put onto the table; 'cutlery' becomes what this memory holds
-    assert "put bowl on table" in labels and "put knife on table" in labels and "put spoon on table" in labels
+    assert {"put the bowl on the table", "put the knife on the table", "put the spoon on the table"} <= set(labels)
     assert "fork" not in " ".join(labels)  # never seen in this person's memory
     assert any("composed object by object" in m for m in plan.missing)
     # the parametric planner has no memory to choose members from: it keeps the category word
@@ -165,5 +165,5 @@ def test_compose_recalls_each_object_from_memory(kitchen):
     planner = StructuredPlanner(kitchen, lexical_config(), vocabulary=_vocab())
     plan = planner.plan("Help P90 make a stew using vegetables.")
     labels = [s.text for s in plan.steps]
-    assert "cut onion" in labels  # how this person handles the only vegetable in memory
+    assert any(t.startswith("cut the onion") for t in labels)  # how this person handles the only vegetable in memory
     assert len(plan.tool_calls) <= planner.cfg.agents.max_iterations
