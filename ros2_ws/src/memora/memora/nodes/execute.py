@@ -10,11 +10,13 @@ import argparse
 import json
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import rclpy
 from rclpy.action import ActionClient
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool
@@ -23,6 +25,10 @@ from memora.common import msg_to_dict, one_shot_node
 from memora.conversions import plan_to_msg
 from memora_core.schemas import Plan
 from memora_interfaces.action import ExecutePlan
+
+
+PROBE_RETRY_S = 0.25  # ask again after this long without an answer
+ESTOP_ACK_S = 1.0  # how long to wait for the e-stop's delivery to be acknowledged
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -47,25 +53,61 @@ def _drain_feedback(node: Node, count: Callable[[], int], quiet_s: float = 0.3, 
             seen, quiet_since = count(), time.monotonic()
 
 
+def _server_sees_us(node: Node, action: str, timeout_s: float) -> bool:
+    """Wait until the action server has discovered this process's readers (bounded by `timeout_s`).
+
+    `wait_for_server` only says that this side has matched the server's endpoints. Discovery is not
+    symmetric: the server can still lack our readers, and then its goal response and first feedback reach
+    us only when DDS resends them, up to seconds later. A result request for an unknown goal is answered
+    at once and changes nothing; its answer arrives only once the server has matched the reader of a
+    client created after the action client's, and the server learns our readers in creation order."""
+    probe = node.create_client(ExecutePlan.Impl.GetResultService, action.rstrip("/") + "/_action/get_result")
+    deadline = time.monotonic() + timeout_s
+    try:
+        if not probe.wait_for_service(timeout_sec=timeout_s):
+            return False
+        while time.monotonic() < deadline:
+            request = ExecutePlan.Impl.GetResultService.Request()
+            request.goal_id.uuid = list(uuid.uuid4().bytes)
+            future = probe.call_async(request)
+            rclpy.spin_until_future_complete(node, future, timeout_sec=min(PROBE_RETRY_S, deadline - time.monotonic()))
+            if future.done():
+                return True
+            probe.remove_pending_request(future)  # answer lost to a server that had not matched us yet
+        return False
+    finally:
+        node.destroy_client(probe)
+
+
 def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
     estop = node.create_publisher(Bool, args.estop_topic,
                                   QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
     client = ActionClient(node, ExecutePlan, args.action)
     feedback_count = 0
     goal_handle = None
+    cancel_due = False
 
     def on_feedback(fb: object) -> None:
-        nonlocal feedback_count
+        nonlocal feedback_count, cancel_due
         feedback_count += 1
         print(json.dumps({"feedback": msg_to_dict(fb.feedback)}), flush=True)
-        if args.cancel_after and feedback_count == args.cancel_after and goal_handle is not None:
-            goal_handle.cancel_goal_async()
+        if args.cancel_after and feedback_count == args.cancel_after:
+            # Feedback (a topic) can overtake the goal response (a service reply): then cancel once it is here.
+            if goal_handle is None:
+                cancel_due = True
+            else:
+                goal_handle.cancel_goal_async()
         if args.estop_after and feedback_count == args.estop_after:
             estop.publish(Bool(data=True))
+            if not estop.wait_for_all_acked(Duration(seconds=ESTOP_ACK_S)):
+                print(f"execute: e-stop not acknowledged by a subscriber within {ESTOP_ACK_S} s", file=sys.stderr)
 
     try:
         if not client.wait_for_server(timeout_sec=min(args.timeout, 30.0)):
             print(f"execute: action {args.action} not available", file=sys.stderr)
+            return 2
+        if not _server_sees_us(node, args.action, min(args.timeout, 30.0)):
+            print(f"execute: action {args.action} does not answer", file=sys.stderr)
             return 2
         send = client.send_goal_async(ExecutePlan.Goal(plan=plan_to_msg(plan)), feedback_callback=on_feedback)
         rclpy.spin_until_future_complete(node, send, timeout_sec=args.timeout)
@@ -73,6 +115,8 @@ def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
         if goal_handle is None or not goal_handle.accepted:
             print("execute: goal rejected (busy, empty plan or ungrounded steps)", file=sys.stderr)
             return 2
+        if cancel_due:
+            goal_handle.cancel_goal_async()
         done = goal_handle.get_result_async()
         rclpy.spin_until_future_complete(node, done, timeout_sec=args.timeout)
         if not done.done():
