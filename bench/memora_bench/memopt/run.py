@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from pathlib import Path
 
 import torch
@@ -36,17 +37,19 @@ def _save_json(path: Path, obj) -> None:
 
 
 def key_facts(data: MemOptData, model, tok, cfg: MemOptConfig, out: Path) -> dict[str, list[str]]:
-    """Per training segment, the key facts of the questions it is evidence for (frozen initial writer; cached)."""
+    """Per training segment, the key facts of its first `max_facts_per_segment` questions (frozen initial writer;
+    cached): informativeness uses no more, so the other questions' facts are not extracted."""
     path = out / "facts.json"
     if path.exists():
         return json.loads(path.read_text())
-    keys, cases = [], []
+    keys, cases, per_key = [], [], Counter()
     for p in data.train:
         segs = {s.key: s for s in p.segments}
         for q in p.questions:
             answer = q.item.choices["ABCDE".index(q.item.answer)]
             for k in q.evidence_segments:
-                if tuple(k) in segs:
+                if tuple(k) in segs and per_key[key_str(k)] < cfg.rewards.max_facts_per_segment:
+                    per_key[key_str(k)] += 1
                     keys.append(key_str(k))
                     cases.append((source_text(segs[tuple(k)], cfg.data.max_prompt_json_chars), q.item.question,
                                   answer))
