@@ -635,7 +635,7 @@ class StructuredPlanner:
         # the plan's own placements ('put colander in sink') say where an object goes
         placed = {s.object: s.target for s in plan.steps if s.object and s.target}
         found: dict[str, tuple[str | None, list[Evidence], str | None]] = {}
-        for o in objects:
+        for o in grounding_order(plan.steps, objects, placed):
             if not self._budget_left(log) or self.family == "parametric":
                 break
             if self.family == "memora":
@@ -698,6 +698,18 @@ def spoken(text: str, action: str) -> str:
         out.append(w)
         want = False
     return " ".join(out)
+
+
+def grounding_order(steps: list[PlanStep], objects: list[str], placed: dict[str, str]) -> list[str]:
+    """The order in which a plan's objects are looked up while tool calls last: first the objects of steps
+    that have no place yet (by how many such steps they are in), then the rest (places, objects the plan
+    itself puts somewhere) in plan order."""
+    need: dict[str, int] = {}
+    for s in steps:
+        if s.object and not s.target and s.object not in placed:
+            need[s.object] = need.get(s.object, 0) + 1
+    first = sorted(need, key=lambda o: (-need[o], objects.index(o)))
+    return first + [o for o in objects if o not in need]
 
 
 def with_place(text: str, action: str, place: str) -> str:

@@ -20,3 +20,15 @@ def test_with_place_adds_the_grounded_place_once():
     assert with_place("stir soup", "stir", "hob") == "stir soup at hob"
     assert with_place("put mug", "put", "cupboard") == "put mug in cupboard"
     assert with_place("rinse mug in sink", "rinse", "sink") == "rinse mug in sink"
+
+
+def test_grounding_order_looks_up_objects_without_a_place_first():
+    from memora_core.agents.structured import grounding_order
+    from memora_core.schemas import PlanStep
+
+    steps = [PlanStep(index=0, action="pick up", object="ladle", target="hook", text="pick up ladle"),
+             PlanStep(index=1, action="stir", object="stew", text="stir stew"),
+             PlanStep(index=2, action="taste", object="spoon", text="taste spoon"),
+             PlanStep(index=3, action="stir", object="stew", text="stir stew")]
+    objects = ["ladle", "hook", "stew", "spoon"]
+    assert grounding_order(steps, objects, {"ladle": "hook"}) == ["stew", "spoon", "ladle", "hook"]
