@@ -19,7 +19,9 @@ The same scoring serves every condition; the conditions differ only in what thei
 - full MEMORA, typed preferences and habits (agents.knowledge_support): for a 'what next' question, the habits
   its action triggers (get_preferences(after=...)); otherwise the preferences the searches returned about
   objects the question names. Each choice gains the support of the option it describes (its count relative
-  to the most frequent one). Whether memory supports an answer at all is still judged on the episodes.
+  to the most frequent one). Whether memory supports an answer at all is judged on the episodes, or on
+  a typed record that backs the best choice by at least `knowledge_min_support` (the episodes may say it in
+  other words than the question).
 """
 from __future__ import annotations
 
@@ -463,13 +465,20 @@ class StructuredAnswerer:
                 rs = max(routine_support(parts[k], objs[k], r, scorer, a.routine_min_sim, a.routine_object_weight)
                          for r in routines)
                 scores[k] = round(scores[k] + a.routine_weight * rs, 4)
+        typed: dict[str, float] = {}  # what the typed preferences / habits add to each choice
         if known:
             for k in letters:
-                scores[k] = round(scores[k] + a.knowledge_weight * knowledge_support(parts[k][0], known, scorer.sim,
-                                                                                 a.knowledge_min_sim), 4)
+                typed[k] = a.knowledge_weight * knowledge_support(parts[k][0], known, scorer.sim, a.knowledge_min_sim)
+                scores[k] = round(scores[k] + typed[k], 4)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         raw = f"coverage={coverage:.2f} scores " + ", ".join(f"{k}={v}" for k, v in ranked)
-        if coverage < a.answer_min_coverage or not ranked or base_best < a.answer_min_support or (
-                len(ranked) > 1 and ranked[0][1] - ranked[1][1] < a.answer_margin):
+        # a typed preference or habit about what the question names that backs the best choice is memory
+        # support in its own right, even where the episodes say it in other words than the question
+        backed = bool(ranked) and typed.get(ranked[0][0], 0.0) > 0 and \
+            typed[ranked[0][0]] >= a.knowledge_min_support
+        if backed:
+            raw += " (backed by typed knowledge)"
+        if not ranked or (not backed and (coverage < a.answer_min_coverage or base_best < a.answer_min_support)) \
+                or (len(ranked) > 1 and ranked[0][1] - ranked[1][1] < a.answer_margin):
             return AnswerResult(letter_e, ev, log.calls, raw + f" -> {letter_e}")
         return AnswerResult(ranked[0][0], ev, log.calls, raw + f" -> {ranked[0][0]}")

@@ -61,6 +61,9 @@ class AgentSettings(_Cfg):
     # option pairs with a choice at knowledge_min_sim
     knowledge_weight: float = Field(default=0.5, ge=0, le=2)
     knowledge_min_sim: float = Field(default=0.35, ge=0, le=1)
+    # ... and a typed record that adds at least this much to the best choice (knowledge_weight x support) is
+    # memory support for answering at all, where the episodes alone would say E (the question's words not in them)
+    knowledge_min_support: float = Field(default=0.1, ge=0, le=2)
     question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"
     semantic_retrieval: bool = False

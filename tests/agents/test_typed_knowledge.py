@@ -154,3 +154,36 @@ def test_preference_support_ranks_the_choice_above_its_alternatives():
     assert knowledge_support("cut bread with knife", views, lexical, 0.35) == 1.0
     assert knowledge_support("cut bread scissors", views, lexical, 0.35) == 0.25  # seen 1 time against 4
     assert knowledge_views([pref.model_dump(mode="json")], "How does Z01 slice cheese?", 0.5) == []
+
+
+class _Bakery(ToolSet):
+    """Invented episodes that never say what the question asks in its words (slicing with a knife, serving),
+    and, when given, a typed preference about cutting bread that the searches return beside them."""
+
+    family = "memora"
+
+    def __init__(self, pref: Preference | None) -> None:
+        self.pref = pref
+        super().__init__({"search": self._search, "search_activities": self._search})
+
+    def _search(self, args) -> ToolResult:
+        acts = [{"activity_id": "a0", "video_id": "Z01_02", "start_s": 0.0, "end_s": 20.0, "summary": "",
+                 "actions": [{"verb": v, "nouns": [n], "text": f"{v} {n}", "start_s": t, "end_s": t + 2}
+                             for t, (v, n) in enumerate([("open", "drawer"), ("take", "knife"), ("slice", "loaf")])]}]
+        items = acts + ([self.pref.model_dump(mode="json")] if self.pref else [])
+        return ToolResult(tool="search", items=items, store="activity_memory")
+
+
+def test_a_typed_preference_backing_the_best_choice_is_support_where_episodes_use_other_words():
+    cfg = load_agents_config()
+    cfg.agents.answer_embedder = "none"
+    pref, _ = _knowledge()
+    q = "When guests arrive hungry for a late Sunday dinner, which implement does Z01 reach for to cut the fresh bread?"
+    choices = {"A": "Cut bread with knife", "B": "Tear it by hand", "C": "Use kitchen scissors",
+               "D": "Buy it sliced", "E": "The information is not available"}
+    without = StructuredAnswerer(_Bakery(None), cfg).answer(q, choices)
+    with_pref = StructuredAnswerer(_Bakery(pref), cfg).answer(q, choices)
+    assert without.letter == "E"
+    assert with_pref.letter == "A" and "backed by typed knowledge" in with_pref.raw
+    cfg.agents.knowledge_min_support = 2.0  # more than any record can add: the episodes decide alone again
+    assert StructuredAnswerer(_Bakery(pref), cfg).answer(q, choices).letter == "E"
