@@ -21,6 +21,7 @@ NODES = {
     "instruct": "instruct",
     "echo": "echo",
     "execute": "execute",
+    "estop": "estop",
     "camera": "camera",
     "planner": "planner",
     "asr": "asr",

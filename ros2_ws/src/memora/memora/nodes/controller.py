@@ -33,6 +33,7 @@ from std_msgs.msg import Bool, String
 
 from memora.common import declare_params, exit_without_teardown, run_node, shutdown_log
 from memora.conversions import plan_from_msg
+from memora.nodes.estop import ESTOP_QOS
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import PrimitiveResult
 
@@ -105,7 +106,7 @@ class ControllerNode(Node):
         group = ReentrantCallbackGroup()
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.result_pub = self.create_publisher(PrimitiveResult, self.p.result_topic, reliable)
-        self.create_subscription(Bool, self.p.estop_topic, self._on_estop, reliable, callback_group=group)
+        self.create_subscription(Bool, self.p.estop_topic, self._on_estop, ESTOP_QOS, callback_group=group)
         self.server = ActionServer(self, ExecutePlan, self.p.action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=lambda _g: CancelResponse.ACCEPT,
                                    callback_group=group)

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import rclpy
 from rclpy.action import ActionClient
-from rclpy.duration import Duration
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Bool
 
 from memora.common import msg_to_dict, one_shot_node
 from memora.conversions import plan_to_msg
+from memora.nodes.estop import ESTOP_QOS, send_estop
 from memora_core.schemas import Plan
 from memora_interfaces.action import ExecutePlan
 
@@ -80,8 +79,7 @@ def _server_sees_us(node: Node, action: str, timeout_s: float) -> bool:
 
 
 def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
-    estop = node.create_publisher(Bool, args.estop_topic,
-                                  QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    estop = node.create_publisher(Bool, args.estop_topic, ESTOP_QOS)
     client = ActionClient(node, ExecutePlan, args.action)
     feedback_count = 0
     goal_handle = None
@@ -98,8 +96,7 @@ def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
             else:
                 goal_handle.cancel_goal_async()
         if args.estop_after and feedback_count == args.estop_after:
-            estop.publish(Bool(data=True))
-            if not estop.wait_for_all_acked(Duration(seconds=ESTOP_ACK_S)):
+            if not send_estop(estop, True, ESTOP_ACK_S):
                 print(f"execute: e-stop not acknowledged by a subscriber within {ESTOP_ACK_S} s", file=sys.stderr)
 
     try:
