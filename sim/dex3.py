@@ -3,7 +3,7 @@ memora_core.robot.hand (within the joint ranges), with the finger motors' torque
 hand so a closing finger stops on the object instead of driving through it, and the grasp check from
 finger contact: the thumb and an opposing finger touching the object.
 
-A grasp made here holds the object with the scene's weld (SimRobot.grasp) once the fingers touch it: the
+A grasp made here holds the object with the scene's weld (SimRobot.palm_grasp) once the fingers touch it: the
 fingers close on it physically, the weld then carries it (finger friction alone on a position-servoed
 hand lets light objects slip in MuJoCo). Without finger contact there is no grasp."""
 from __future__ import annotations
@@ -95,4 +95,4 @@ def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None
         robot.settle(0.3)
         return False
     # The fingers are on it: the weld takes the load from here (reach check waived: the fingers decide).
-    return robot.grasp(name, finger_reach=1.0)
+    return robot.palm_grasp(name, finger_reach=1.0)

@@ -14,6 +14,7 @@ import numpy as np
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.body_tree import hangs_from
+from memora_core.robot.hand import opening_path
 from sim.g1 import HEAD_CAMERA, PALM_SITE
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
@@ -35,6 +36,7 @@ class SimRobot(Robot):
         self._arm = config.arm
         self._held: str | None = None
         self._held_arm: str | None = None
+        self._dex3: dict[str, object] = {}  # grasp.mode fingers: the Dex3 hands, made on first use
         self._robot_bodies = self._robot_body_ids()
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
@@ -179,6 +181,16 @@ class SimRobot(Robot):
         pose = self.object_pose(name)
         if pose is None or self._held is not None:
             return False
+        if self.config.grasp.mode == "fingers":
+            return self._finger_grasp(name)
+        return self.palm_grasp(name, finger_reach)
+
+    def palm_grasp(self, name: str, finger_reach: float = 0.0) -> bool:
+        """Weld `name` to the current hand when the palm is within the grasp reach of its top (plus
+        `finger_reach` when the hand's links touch it)."""
+        pose = self.object_pose(name)
+        if pose is None or self._held is not None:
+            return False
         obj = self._scene_object(name)
         # The centre of its top face: a standing object's own top, or the upper face of a box lying on a side.
         top = (pose[0] + pose[1] @ np.array([0, 0, obj.half_height]) if obj.upright(pose[1])
@@ -212,10 +224,30 @@ class SimRobot(Robot):
                 return True
         return False
 
+    def _finger_grasp(self, name: str) -> bool:
+        """grasp.mode fingers: close the current arm's Dex3 fingers (physics steps) and hold the object only
+        when the thumb and a finger touch it (sim.dex3.close_and_grasp: the weld then takes the load);
+        otherwise the hand opens again."""
+        from sim.dex3 import close_and_grasp
+
+        if self.arm not in self._dex3:
+            from sim.dex3 import Dex3Sim
+
+            self._dex3[self.arm] = Dex3Sim(self.model, self.data, self.arm)
+        dex3 = self.config.dex3
+        return close_and_grasp(self, name, seconds=dex3.close_s if dex3 else 0.6, hand=self._dex3[self.arm])
+
     def release(self) -> str | None:
-        name, arm, self._held, self._held_arm = self._held, self._held_arm, None, None
+        name, arm = self._held, self._held_arm
+        hand = self._dex3.get(arm) if arm is not None else None
+        self._held, self._held_arm = None, None
         if name is not None:
             self.data.eq_active[self.model.equality(weld_name(arm, self.scene.object(name))).id] = 0
+        if name is not None and hand is not None:  # then the fingers open smoothly (hand.opening_path)
+            path = opening_path(hand.side, list(hand.target), hand.postures)
+            for target in path:
+                hand.command(target)
+                self.settle((self.config.dex3.open_s if self.config.dex3 else 0.5) / len(path))
         return name
 
     def held_object(self) -> str | None:

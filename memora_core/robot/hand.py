@@ -103,3 +103,12 @@ def closing_digits(side: Side | str, target: list[float], postures: HandPostures
                and (target[i] - opened[i]) / (closed[i] - opened[i]) >= fraction for i in idx):
             out.add(digit)
     return out
+
+
+def opening_path(side: Side | str, start: list[float], postures: HandPostures | None = None,
+                 steps: int = 10) -> list[list[float]]:
+    """Targets from `start` to the open posture in `steps` equal steps: a hand letting go opens smoothly (fingers
+    snapped open in one step sweep a light object they were around off its place)."""
+    opened = (postures or HandPostures()).open(side)
+    n = max(1, int(steps))
+    return [[a + (b - a) * k / n for a, b in zip(start, opened)] for k in range(1, n + 1)]

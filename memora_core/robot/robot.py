@@ -25,6 +25,10 @@ class _Cfg(BaseModel):
 class GraspConfig(_Cfg):
     radius: float = Field(gt=0)
     clearance: float = Field(ge=0)
+    mode: Literal["palm", "fingers"] = Field(
+        default="palm", description="palm: the hand takes the object once the palm is within `radius` + "
+        "`clearance` of its top (the simulator's weld); fingers: the palm goes beside the object (the grasp poses "
+        "with a finger_offset) and the hand's fingers close on it once, the finger state deciding (Dex3)")
 
 
 class IKConfig(_Cfg):
@@ -54,6 +58,10 @@ class GraspPose(_Cfg):
     # long axis (`yaw_deg` is then an extra turn from that axis). The hand then occupies the object's own
     # footprint, so its wrist and forearm come in over the free end rather than over a neighbour.
     along_long_axis: bool = False
+    # Finger grasps (grasp.mode fingers) only: (along, across, down), m: the grip point, `down` below the centre
+    # of the object's top (at most to its middle), lies `along` the fingers and `across` toward the palm's inner
+    # side from the palm centre, in the hand's frame at this pose; the fingers close around it there.
+    finger_offset: tuple[float, float, float] | None = None
 
 
 class MotionConfig(_Cfg):
@@ -197,11 +205,31 @@ class RobotConfig(_Cfg):
         return path if path.is_absolute() else CONFIG_DIR / path
 
 
-def load_robot_config(name_or_path: str | Path = "sim_g1") -> RobotConfig:
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`: mappings merge key by key, anything else (lists included) replaces."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _robot_yaml(name_or_path: str | Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A robot config's mapping; `extends: <name>` takes that config and overrides what this one gives, so a
+    variant (e.g. the same robot with other hands) states only its differences."""
     path = Path(name_or_path)
     if not path.suffix:
         path = CONFIG_DIR / "robots" / f"{name_or_path}.yaml"
-    return RobotConfig.model_validate(load_yaml(path))
+    if path.resolve() in seen:
+        raise ValueError(f"{path}: `extends` loops back to itself")
+    data = load_yaml(path)
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    return _merged(_robot_yaml(str(base), (*seen, path.resolve())), data)
+
+
+def load_robot_config(name_or_path: str | Path = "sim_g1") -> RobotConfig:
+    return RobotConfig.model_validate(_robot_yaml(name_or_path))
 
 
 # Cosine of the tilt beyond which an object counts as knocked over (about 45 degrees).

@@ -8,7 +8,7 @@ mode byte does not say "enabled" keeps its previous target, as on the hand.
 
 Grip: a real hand holds what it closes on by friction; the simulated fingers, position-servoed and
 torque-limited, let objects slip. So when a hand is commanded closed and its thumb and an opposing finger
-touch an object, the bridge holds that object with the scene's weld (SimRobot.grasp, on that hand's arm),
+touch an object, the bridge holds that object with the scene's weld (SimRobot.palm_grasp, on that hand's arm),
 and lets go when the hand is commanded open again. Nothing else makes a grasp: no finger contact, no hold."""
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ class Dex3Server:
                 name = self._object_of.get(body)
                 if name is not None and is_grasping(digits):
                     robot.use_arm(side.value)  # nothing is held, so either arm may be chosen
-                    if robot.grasp(name, finger_reach=1.0):  # the fingers decide, not the palm's reach
+                    if robot.palm_grasp(name, finger_reach=1.0):  # the fingers decide, not the palm's reach
                         self.held_by = side
                     break
 

@@ -72,3 +72,21 @@ def test_no_grasp_without_finger_contact():
     assert np.allclose(hand.target, HandPostures().open("right"))  # opened again
     assert np.linalg.norm(robot.object_pose(BOTTLE)[0] - before) < 0.005
     robot.close()
+
+
+def test_controller_finger_grasp_in_mujoco_picks_and_places_the_bottle():
+    """grasp.mode fingers (robot config sim_g1_dex3): the pick skill brings the palm beside the bottle, the
+    Dex3 fingers close on it once (held only with finger contact), and the place sets it down standing."""
+    from memora_core.robot.control import RuleBasedController
+    from memora_core.robot.primitives import Primitive, PrimitiveCall
+
+    robot = make_robot(load_robot_config("sim_g1_dex3"), layout=Layout(seed=0, poses={BOTTLE: (0.40, -0.20, 0.0)}))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+    assert ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=BOTTLE)).success
+    body = robot.model.body(robot.scene.object(BOTTLE).body_name).id
+    assert {"thumb"} < robot._dex3[robot.arm].touching(body)  # the fingers hold it, not the palm
+    res = ctl.execute(PrimitiveCall(primitive=Primitive.PLACE, object=BOTTLE, target="table center", relation="on"))
+    assert res.success, res.detail
+    pos, rot = robot.object_pose(BOTTLE)
+    assert np.linalg.norm(pos[:2] - np.array(robot.scene.regions["table center"][:2])) < 0.04 and rot[2, 2] > 0.99
+    robot.close()

@@ -31,6 +31,7 @@ from typing import Callable
 import mujoco
 import numpy as np
 
+from memora_core.robot.hand import opening_path
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
@@ -316,8 +317,10 @@ class UnitreeG1Robot(Robot):
         name, self._held, self._held_object = self._held, None, None
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
-            hand.open()
-            self.settle(self.config.dex3.open_s)
+            path = opening_path(hand.side, list(hand.target or hand.postures.closed(hand.side)), hand.postures)
+            for target in path:  # smoothly: fingers snapped open sweep a light object off its place
+                hand.command(target)
+                self.settle(self.config.dex3.open_s / len(path))
         return name
 
     def held_object(self) -> str | None:

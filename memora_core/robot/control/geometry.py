@@ -141,3 +141,16 @@ def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Se
         if lo <= yaw <= hi:
             out.append(yaw)
     return out
+
+
+def finger_grasp_point(top: np.ndarray, arm: str, yaw_deg: float, pitch_deg: float, offset: Sequence[float],
+                       half_up: float) -> np.ndarray:
+    """Palm point of a finger grasp. `offset` = (along, across, down): the grip point, `down` below the centre
+    of the object's top (at most to its middle), lies `along` the fingers and `across` toward the palm's
+    inner side from the palm centre, in the hand's frame at this pose (palm_rotation: level with fingers
+    forward at pitch 0, fingers straight down at 90), so the object sits between thumb and fingers."""
+    along, across, down = (float(v) for v in offset)
+    grip = np.asarray(top, float) - np.array([0.0, 0.0, min(down, half_up)])
+    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
+    return grip - rot @ np.array([along, inner * across, 0.0])

@@ -9,7 +9,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import aligned_yaws, grasp_points
+from memora_core.robot.control.geometry import aligned_yaws, finger_grasp_point, grasp_points
 from memora_core.robot.robot import GraspPose, SceneObject
 
 GraspKey = tuple
@@ -29,7 +29,14 @@ class GraspChooser:
         first = "left" if y >= self.cfg.motion.left_arm_min_y else "right"
         return [a for a in (first, "right" if first == "left" else "left") if a in self.cfg.arms]
 
+    @property
+    def fingers(self) -> bool:
+        """Finger grasps (palm beside the object, fingers close on it) rather than palm-reach grasps."""
+        return self.cfg.grasp.mode == "fingers"
+
     def points(self, obj: SceneObject, top: np.ndarray, rot: np.ndarray) -> list[np.ndarray]:
+        if self.fingers:
+            return [top]  # the palm point follows from each pose's finger_offset
         axes = None if obj.extent is None else obj.horizontal_axes(rot)
         return grasp_points(top, self.cfg.grasp.clearance, self.cfg.grasp.radius, axes, self.cfg.motion)
 
@@ -38,6 +45,8 @@ class GraspChooser:
         yaw from the object's current orientation (skipped for objects without a long axis)."""
         out = []
         for pose in self.cfg.motion.grasp_poses:
+            if (pose.finger_offset is not None) != self.fingers:
+                continue  # a finger pose needs a hand that closes its fingers, and a palm pose the reverse
             if not pose.along_long_axis:
                 out.append(pose)
                 continue
@@ -67,9 +76,14 @@ class GraspChooser:
                 for arm in arms or self.arm_order(float(base[1])):
                     self.robot.use_arm(arm)
                     for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
-                        # A pitched hand's fingers reach further down: its palm stays higher above the table.
-                        grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
-                        if top is not None and np.linalg.norm(grasp_pt - top) > reach:
+                        if pose.finger_offset is not None:
+                            grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
+                                                          obj.half_up(self.robot.object_pose(obj.name)[1]))
+                            grasp_pt[2] = max(grasp_pt[2], self.c.table_z + pose.min_palm_height)
+                        else:
+                            # A pitched hand's fingers reach further down: its palm stays higher above the table.
+                            grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
+                        if pose.finger_offset is None and top is not None and np.linalg.norm(grasp_pt - top) > reach:
                             continue  # too high above this (low) object for the hand to close on it
                         if grasp_key(arm, pose, grasp_pt) in skip:
                             continue  # tried already and blocked once the arm moved

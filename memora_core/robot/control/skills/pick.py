@@ -116,9 +116,11 @@ class PickSkill:
             # Fingers resting on the object stop the palm a little short: close the hand there if it is in reach.
             if f.stopped_short != "approach" or not self.robot.grasp(obj.name):
                 raise
-        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
+        fingers = self.c.grasps.fingers  # a finger grasp closed once at the grasp point: no second try lower
+        if not fingers and self.robot.held_object() != obj.name and not self.robot.grasp(obj.name):
             self.close_in(obj, grasp_pt, ignore)
-        if self.robot.held_object() != obj.name and not self.robot.grasp(obj.name, self.finger_reach()):
+        if self.robot.held_object() != obj.name and (
+                fingers or not self.robot.grasp(obj.name, self.finger_reach())):
             gap = float(np.linalg.norm(self.robot.hand_position() - top))
             # Whatever the hand rests on instead is what kept it from the object.
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
@@ -161,9 +163,12 @@ class PickSkill:
         obj = self.c.resolver.require(name) if name else None
         # Only an object that tips (tall for its footprint) is taken at the first touch.
         tips = obj is not None and obj.half_height >= self.cfg.motion.tip_ratio * obj.radius
+        fingers = self.c.grasps.fingers  # the fingers close once, at the grasp point beside the object
         for k in range(1, steps + 1):
             point = start + (grasp_pt - start) * k / steps
             self.c.arm.go(point, ignore, "approach", exact=k == steps)
+            if fingers and k < steps:
+                continue
             if obj is not None and self.robot.grasp(obj.name, self.finger_reach() if tips else 0.0):
                 return
 

@@ -1,0 +1,56 @@
+"""Finger grasps without a simulator: where the palm goes for a grip point, the hand's closing/opening
+commands, and robot config variants that state only their differences (`extends`)."""
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config
+from memora_core.robot.control.geometry import finger_grasp_point, palm_rotation
+from memora_core.robot.hand import HandPostures, closing_digits, is_grasping, opening_path
+from memora_core.robot.robot import RobotConfig, _robot_yaml
+
+TOP = np.array([0.40, -0.20, 0.96])
+
+
+def test_level_grip_puts_the_palm_behind_and_outside_the_object():
+    right = finger_grasp_point(TOP, "right", 0.0, 0.0, (0.045, 0.05, 0.03), half_up=0.11)
+    assert np.allclose(right, [0.355, -0.25, 0.93])          # behind (x), out to the right (-y), 3 cm below the top
+    left = finger_grasp_point(TOP * [1, -1, 1], "left", 0.0, 0.0, (0.045, 0.05, 0.03), half_up=0.11)
+    assert np.allclose(left, [0.355, 0.25, 0.93])            # mirrored
+
+
+@pytest.mark.parametrize("arm", ["right", "left"])
+@pytest.mark.parametrize("yaw, pitch", [(0, 0), (45, 0), (90, 0), (-45, 0), (0, 90), (90, 90), (30, 45)])
+def test_the_grip_point_is_along_the_fingers_and_toward_the_inner_palm_at_any_pose(arm, yaw, pitch):
+    palm = finger_grasp_point(TOP, arm, yaw, pitch, (0.045, 0.05, 0.03), half_up=0.11)
+    grip = TOP - [0, 0, 0.03]
+    local = palm_rotation(yaw, pitch, arm).T @ (grip - palm)  # in the hand's frame
+    assert np.allclose(local, [0.045, 0.05 if arm == "right" else -0.05, 0.0], atol=1e-9)
+
+
+def test_the_grip_point_goes_no_lower_than_a_low_object_s_middle():
+    palm = finger_grasp_point(TOP, "right", 0.0, 90.0, (0.045, 0.05, 0.03), half_up=0.01)
+    assert palm[2] == pytest.approx(TOP[2] - 0.01 + 0.045)  # fingers down: palm 4.5 cm above the grip point
+
+
+def test_closing_is_read_from_the_command_and_opening_is_smooth():
+    p = HandPostures()
+    for side in ("left", "right"):
+        assert is_grasping(closing_digits(side, p.closed(side), p))
+        assert closing_digits(side, p.open(side), p) == set()
+        path = opening_path(side, p.closed(side), p, steps=5)
+        assert len(path) == 5 and np.allclose(path[-1], p.open(side))
+        steps = np.abs(np.diff(np.array([p.closed(side)] + path), axis=0)).max()
+        total = np.abs(np.array(p.closed(side)) - np.array(p.open(side))).max()
+        assert steps == pytest.approx(total / 5)  # equal steps, never a jump
+
+
+def test_a_config_variant_states_only_its_differences(tmp_path):
+    base, variant = load_robot_config("sim_g1"), load_robot_config("sim_g1_dex3")
+    assert variant.grasp.mode == "fingers" and base.grasp.mode == "palm"
+    assert variant.motion.speed == base.motion.speed and variant.limits == base.limits   # inherited
+    assert all(p.finger_offset is not None for p in variant.motion.grasp_poses)          # lists replace
+    loop = tmp_path / "loop.yaml"
+    loop.write_text(f"extends: {loop}\n")
+    with pytest.raises(ValueError):
+        _robot_yaml(loop)
+    assert isinstance(RobotConfig.model_validate(_robot_yaml("sim_g1_dex3")), RobotConfig)
