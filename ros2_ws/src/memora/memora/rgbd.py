@@ -96,3 +96,26 @@ def scene_to_msg(scene: SceneModel, stamp, world_frame: str = "world"):
             yaw=float(o.yaw or 0.0), length=o.size[0], width=o.size[1], height=o.size[2], shape=o.shape.value,
             colour=o.colour or "", truncated=o.truncated, occluded=o.occluded, pixels=int(o.pixels)))
     return msg
+
+
+def _usable(o) -> bool:
+    """An object the controller may act on: finite pose and size, a known shape (anything else is dropped)."""
+    from memora_core.perception.scene.types import Shape
+
+    numbers = (o.x, o.y, o.z, o.yaw, o.length, o.width, o.height)
+    return all(math.isfinite(v) for v in numbers) and o.shape in {s.value for s in Shape}
+
+
+def msg_to_scene(msg, stamp_s: float | None = None) -> SceneModel:
+    """memora_interfaces/SceneModel -> the core's SceneModel (the inverse of scene_to_msg); `stamp_s` defaults
+    to the header's stamp."""
+    from memora_core.perception.scene.types import PerceivedObject, Shape
+
+    if stamp_s is None:
+        stamp_s = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    objects = [PerceivedObject(position=(o.x, o.y, o.z), yaw=o.yaw if o.has_yaw else None,
+                               size=(o.length, o.width, o.height), shape=Shape(o.shape), colour=o.colour or None,
+                               pixels=int(o.pixels), truncated=o.truncated, occluded=o.occluded,
+                               name=o.name or None, match_cost=None if math.isnan(o.match_cost) else o.match_cost)
+               for o in msg.objects if _usable(o)]
+    return SceneModel(table_z=msg.table_z, objects=objects, stamp_s=stamp_s)
