@@ -20,14 +20,13 @@ from memora_core.agents.config import AgentsConfig, load_agents_config
 from memora_core.agents.instruction import InstructionParser, ParsedInstruction, Task
 from memora_core.agents.instruction.needs import match_need
 from memora_core.agents.instruction.normalise import clean
+from memora_core.agents.step_text import _PARTICLES, _PREPS, grounding_order, spoken, with_place
 from memora_core.agents.vocab import Vocabulary, default_vocabulary
 from memora_core.consolidation.procedures import Step, split_procedures
 from memora_core.schemas import Evidence, Plan, PlanStep, unique_evidence
 from memora_core.tools.registry import ToolResult
 from memora_core.tools.text import overlap, stem, tokens
 
-_PARTICLES = {"up", "down", "on", "off", "in", "out", "into", "onto", "over", "away", "back"}
-_PREPS = {"in", "on", "into", "onto", "from", "at", "to", "under", "with", "inside", "off", "out"}
 _VIDEO_RE = re.compile(r"\b([A-Z]\d{2}_\d{2,3})\b")
 
 
@@ -668,56 +667,6 @@ class StructuredPlanner:
         for s in plan.steps:
             if s.object and not s.target:
                 plan.missing.append(f"no known location for '{s.object}' (step {s.index})")
-
-
-_DETERMINERS = {"the", "a", "an", "my", "your", "his", "her", "their", "its", "this", "that", "these", "those",
-                "some", "all", "each", "every", "both", "any", "another", "other"}
-
-
-def spoken(text: str, action: str) -> str:
-    """A step label said as an English imperative, with the definite article before its object and after
-    each preposition ('put bowl in sink' -> 'put the bowl in the sink'); words already carrying a
-    determiner or a number are left as they are."""
-    words = text.split()
-    n = len(action.split())
-    if not words or words[:n] != action.split() or len(words) == n:
-        return text
-    out = words[:n]
-    want = True  # an article goes before the next noun phrase: the object, then each prepositional object
-    for w in words[n:]:
-        low = w.lower()
-        if low == "of" and want:  # 'out of pan': the article goes after 'of'
-            out.append(w)
-            continue
-        if low in _PREPS or low in _PARTICLES and not want:
-            out.append(w)
-            want = low in _PREPS
-            continue
-        if want and low not in _DETERMINERS and not low[:1].isdigit() and low not in _PARTICLES:
-            out.append("the")
-        out.append(w)
-        want = False
-    return " ".join(out)
-
-
-def grounding_order(steps: list[PlanStep], objects: list[str], placed: dict[str, str]) -> list[str]:
-    """The order in which a plan's objects are looked up while tool calls last: first the objects of steps
-    that have no place yet (by how many such steps they are in), then the rest (places, objects the plan
-    itself puts somewhere) in plan order."""
-    need: dict[str, int] = {}
-    for s in steps:
-        if s.object and not s.target and s.object not in placed:
-            need[s.object] = need.get(s.object, 0) + 1
-    first = sorted(need, key=lambda o: (-need[o], objects.index(o)))
-    return first + [o for o in objects if o not in need]
-
-
-def with_place(text: str, action: str, place: str) -> str:
-    """A step's text with the place memory grounded for its object ('mix dough' + 'bowl' -> 'mix dough at
-    bowl'), worded as PlanStep.render words a target; unchanged when the text already names the place."""
-    if not text or set(tokens(place)) <= set(tokens(text)):
-        return text
-    return f"{text} {'in' if action in ('place', 'put', 'pour') else 'at'} {place}"
 
 
 def _insert_after_object(labels: list, obj: str, item: tuple) -> list:

@@ -1,5 +1,5 @@
 """Plan step text: said as an English imperative, with the place memory grounded for its object."""
-from memora_core.agents.structured import spoken, with_place
+from memora_core.agents.step_text import spoken, with_place
 
 
 def test_spoken_puts_articles_before_objects_and_places():
@@ -23,7 +23,7 @@ def test_with_place_adds_the_grounded_place_once():
 
 
 def test_grounding_order_looks_up_objects_without_a_place_first():
-    from memora_core.agents.structured import grounding_order
+    from memora_core.agents.step_text import grounding_order
     from memora_core.schemas import PlanStep
 
     steps = [PlanStep(index=0, action="pick up", object="ladle", target="hook", text="pick up ladle"),
