@@ -43,7 +43,7 @@ def wait_for_subscriber(node: Node, publisher: Publisher, timeout_s: float) -> b
 def _parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="estop", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clear", action="store_true", help="release the e-stop instead of engaging it")
-    p.add_argument("--topic", default="/memora/estop")
+    p.add_argument("--topic", default="/memora/estop", help="the controller's estop_topic")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a subscriber, then for its ack")
     args = p.parse_args(argv)
     if not args.timeout > 0:

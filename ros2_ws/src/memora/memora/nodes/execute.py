@@ -2,7 +2,10 @@
 
 Prints one JSON line per feedback and one for the result. --cancel-after N cancels the goal after the
 N-th feedback; --estop-after N publishes an e-stop instead (both for operators and for the tests).
-Exit codes: 0 plan succeeded, 2 server absent / goal rejected, 3 plan failed, canceled or aborted.
+The goal goes out only once the action server has discovered this process; before, a fresh client got
+the goal's answer and first feedback up to seconds late, and a cancel or e-stop sent on
+that feedback landed after the step it was meant for.
+Exit codes: 0 plan succeeded, 2 server absent / not answering / goal rejected, 3 plan failed, canceled or aborted.
 """
 from __future__ import annotations
 
