@@ -91,11 +91,7 @@ class SimRobot(Robot):
     def _scene_object(self, name: str) -> SceneObject:
         spec = self.scene.object(name)
         pos = self.data.xpos[self._object_body[name]]
-        return SceneObject(name=spec.name, category=spec.category, colour=spec.colour,
-                           material=spec.material, label=spec.label, aliases=spec.aliases,
-                           container=spec.container, half_height=spec.half_height,
-                           radius=spec.footprint_radius, position=tuple(float(v) for v in pos),
-                           extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None)
+        return SceneObject.from_spec(spec, tuple(float(v) for v in pos))
 
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         body = self._object_body.get(name)

@@ -251,6 +251,15 @@ class SceneObject(_Cfg):
     extent: tuple[float, float] | None = None  # half sizes along the object's own x and y (boxes); None: round
     position: Vec3 | None = None  # None: not present / not seen
 
+    @classmethod
+    def from_spec(cls, spec: Any, position: Vec3 | None = None) -> "SceneObject":
+        """From an object of the scene description (sim.scene.config's object spec): identity and size, and
+        `position` when known."""
+        return cls(name=spec.name, category=spec.category, colour=spec.colour, material=spec.material,
+                   label=spec.label, aliases=spec.aliases, container=spec.container, half_height=spec.half_height,
+                   radius=spec.footprint_radius, position=position,
+                   extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None)
+
     def upright(self, rot: np.ndarray) -> bool:
         """Whether orientation `rot` (3x3, world) stands the object on its base (not knocked over)."""
         return float(rot[2, 2]) >= UPRIGHT_COS

@@ -3,7 +3,8 @@ loopback) and the `unitree_sim_bridge` node answers from MuJoCo; both started fr
 command lines (the wiring `memora launch` and the ROS launch file use), as real processes.
 
 A move_to goal succeeds with feedback and really commands the bridge (LowCmd frames arrive there); a pick
-fails with object_missing because this backend has no object perception, without the node crashing.
+fails with object_missing because no scene model runs here (the G1 sees objects only through it), without the
+node crashing.
 
 DDS domains: the Unitree SDK uses domain 1 on `lo`, as in graph.yaml (MEMORA_TEST_G1_DDS_DOMAIN overrides
 it). The ROS side gets its own ROS_DOMAIN_ID (200 + the session's id % 30, or MEMORA_TEST_G1_ROS_DOMAIN),
@@ -45,12 +46,12 @@ def _specs() -> dict[str, list[str]]:
         overrides["g1_domain"] = os.environ["MEMORA_TEST_G1_DDS_DOMAIN"]
     specs = {s.name: s.argv for s in graph.process_specs(graph.argument_values(overrides))}
     assert set(NODES) <= set(specs), f"robot:=g1 must start {NODES}; got {sorted(specs)}"
-    # This module checks the arm path over DDS. The G1 backend has no object perception, so a move_to
+    # This module checks the arm path over DDS. The G1 backend sees no objects here (no scene model runs), so a move_to
     # planned blind to the kitchen's objects may brush one in the bridge's world (seen once: "lift: hand
     # blocked 9.7 cm short"); the bridge runs without objects here, and without the head camera's CPU load.
     # tests/ros/test_sim_node.py checks the kitchen, ground truth and camera of the same node.
     specs["unitree_sim_bridge"] = [*specs["unitree_sim_bridge"], "-p", "kitchen_objects:=false",
-                                   "-p", "head_camera_hz:=0.0"]
+                                   "-p", "head_camera_hz:=0.0", "-p", "rgbd_hz:=0.0"]
     return {name: specs[name] for name in NODES}
 
 

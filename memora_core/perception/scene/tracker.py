@@ -58,3 +58,9 @@ class ObjectTracker:
     def __call__(self) -> list[SceneObject]:
         """The tracker as an object source (UnitreeG1Robot's `objects`)."""
         return self.objects()
+
+
+def scene_catalogue(scene) -> list[SceneObject]:
+    """The known objects of a scene description (sim.scene.config.SceneConfig), identity and size only: what a
+    tracker matches sightings to."""
+    return [SceneObject.from_spec(o) for o in scene.objects]

@@ -19,8 +19,8 @@ closed posture for `dex3.close_s` and reports a grasp only when the finger state
 opposing finger held short of closed); otherwise it opens the hand again. Without a `dex3` section
 `grasp()` is False.
 
-Not provided by this backend (honestly absent, not faked): object perception (so `scene_objects()` is empty
-unless an object source is given, and pick/place report `object_missing`)."""
+Objects come from an object source (`objects`: e.g. memora_core.perception.scene.tracker.ObjectTracker fed by
+the head RGB-D scene model); without one `scene_objects()` is empty and pick/place report `object_missing`."""
 from __future__ import annotations
 
 import logging
@@ -201,6 +201,10 @@ class UnitreeG1Robot(Robot):
         if q is None:
             raise TimeoutError("no rt/lowstate received yet")
         return {n: float(v) for n, v in zip(BODY_JOINTS_29, q)}
+
+    @property
+    def object_source(self) -> ObjectSource | None:
+        return self._objects
 
     def scene_objects(self) -> list[SceneObject]:
         """The object source's objects; the held one where the hand has it (its offset from the palm at the

@@ -11,8 +11,8 @@ ask, so nothing silently continues.
 The backend comes from the `robot_config` parameter alone (its `type`): `sim_g1` is the MuJoCo simulation
 in this process; `unitree_g1` is the G1 over the Unitree SDK (DDS domain and interface from that config,
 overridable by `dds_domain` / `dds_interface`), answered either by the real robot or by the `sim_bridge`
-node. The G1 backend has no object perception: pick/place/pour then fail with `object_missing` in the
-action result; arm moves (move_to) work.
+node. The G1 backend sees objects only through the head RGB-D scene model (`scene_model_topic`, kept by an
+object tracker); without it pick/place/pour fail with `object_missing` in the action result; arm moves work.
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ from memora.conversions import plan_from_msg
 from memora.nodes.estop import ESTOP_QOS
 from memora_interfaces.action import ExecutePlan
 from memora_interfaces.msg import PrimitiveResult
+from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
 
 
 class ControllerParams(BaseModel):
@@ -47,6 +48,8 @@ class ControllerParams(BaseModel):
     dds_domain: int = Field(default=-1, ge=-1, le=232, description="Unitree SDK DDS domain; -1 = robot config's")
     dds_interface: str = Field(default="", description="network interface for the Unitree SDK; empty = robot config's")
     state_timeout_s: float = Field(default=30.0, gt=0, description="wait this long for the first rt/lowstate")
+    scene_model_topic: str = Field(default="", description="G1 backend: objects from this memora_interfaces/"
+                                   "SceneModel topic (the scene_model node), kept by an object tracker; empty = none")
     layout_seed: int = 0
     layout_poses_json: str = Field(default="", description='explicit layout {"name": [x, y, yaw]}; empty = seeded')
     action_name: str = "/memora/execute_plan"
@@ -77,8 +80,11 @@ def _backend_kwargs(p: ControllerParams, cfg: Any, scene: Any) -> dict[str, Any]
         return {"layout": sample_layout(scene, p.layout_seed)}
     if cfg.type == "unitree_g1":
         # None keeps the robot config's value: domain 0 and the robot's interface on hardware.
-        return {"domain": None if p.dds_domain < 0 else p.dds_domain,
-                "interface": p.dds_interface or None, "state_timeout_s": p.state_timeout_s}
+        kwargs = {"domain": None if p.dds_domain < 0 else p.dds_domain,
+                  "interface": p.dds_interface or None, "state_timeout_s": p.state_timeout_s}
+        if p.scene_model_topic:  # what the head RGB-D scene model sees is what the controller picks from
+            kwargs["objects"] = ObjectTracker(scene_catalogue(scene))
+        return kwargs
     raise ValueError(f"robot config {p.robot_config!r}: no controller backend for type {cfg.type!r}")
 
 
@@ -115,8 +121,20 @@ class ControllerNode(Node):
         self.video = self._open_video()
         self.goals = 0
         self._sim_topics()
+        self._scene_model_input()
         self.get_logger().info(f"controller ready: robot={self.p.robot_config} ({self.robot.config.type}"
                                f"{self._dds_text()}) action={self.p.action_name}")
+
+    def _scene_model_input(self) -> None:
+        """Feed the G1 backend's object tracker from the scene model topic (see `scene_model_topic`)."""
+        tracker = getattr(self.robot, "object_source", None)
+        if not self.p.scene_model_topic or not isinstance(tracker, ObjectTracker):
+            return
+        from memora.rgbd import msg_to_scene
+        from memora_interfaces.msg import SceneModel
+
+        self.create_subscription(SceneModel, self.p.scene_model_topic, lambda msg: tracker.update(msg_to_scene(msg)),
+                                 QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE))
 
     def _dds_text(self) -> str:
         domain, interface = getattr(self.robot, "domain", None), getattr(self.robot, "interface", None)
