@@ -20,8 +20,8 @@ pytestmark = [pytest.mark.ros, pytest.mark.sim]
 
 POSES = {"coca-cola bottle": [0.40, -0.25, 0.0], "fanta can": [0.40, -0.05, 0.0],
          "orange cup": [0.52, -0.20, 0.0], "yellow bowl": [0.45, -0.40, 0.0]}
-# Fresh clients, one goal each. Before the fix 4 of 10 such goals were stopped late (0.80 s, 0.84 s) or not in
-# step 0 at all, so five rounds catch that in about 9 runs of 10.
+# Fresh clients, one goal each. With the old execute, 6 of 39 such goals (0 to 4 of 10 in a run) were stopped
+# late (0.80-1.55 s) or not in step 0 at all: this test then failed in 3 of 8 runs. It is a race, not a sure trap.
 ROUNDS = 5
 MAX_STOP_S = 0.5  # step start -> robot stopped, e-stop sent on the step's first feedback
 GOAL_ABORTED = 6  # action_msgs GoalStatus.STATUS_ABORTED
