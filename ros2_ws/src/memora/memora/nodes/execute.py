@@ -68,11 +68,11 @@ def _server_sees_us(node: Node, action: str, timeout_s: float) -> bool:
     try:
         if not probe.wait_for_service(timeout_sec=timeout_s):
             return False
-        while time.monotonic() < deadline:
+        while (left := deadline - time.monotonic()) > 0:  # (a negative timeout would wait forever)
             request = ExecutePlan.Impl.GetResultService.Request()
             request.goal_id.uuid = list(uuid.uuid4().bytes)
             future = probe.call_async(request)
-            rclpy.spin_until_future_complete(node, future, timeout_sec=min(PROBE_RETRY_S, deadline - time.monotonic()))
+            rclpy.spin_until_future_complete(node, future, timeout_sec=min(PROBE_RETRY_S, left))
             if future.done():
                 return True
             probe.remove_pending_request(future)  # answer lost to a server that had not matched us yet
