@@ -250,7 +250,13 @@ class SimRobot(Robot):
         return self._held
 
     def settle(self, seconds: float) -> None:
+        """Let simulated time pass. Under an e-stop the servos hold where the joints are (once, at the first
+        step that sees it): an arm still converging on its last target stops there."""
+        held = False
         for _ in range(int(seconds / self.model.opt.timestep)):
+            if self.estop.engaged and not held:
+                self._set_ctrl_from_qpos()
+                held = True
             self._step()
 
     # --- simulation helpers --------------------------------------------------------------------------

@@ -302,3 +302,16 @@ def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm
     assert robot.arm == "left" and robot.held_object() is None
     box, bowl = robot.object_pose("cinnamon tea box")[0], robot.object_pose("yellow bowl")[0]
     assert np.hypot(*(box - bowl)[:2]) < 0.06
+
+
+def test_estop_holds_an_arm_still_converging_while_time_passes():
+    """settle() under an e-stop: the servos hold the joints where they are; a target set before the e-stop is
+    not followed any further."""
+    robot = _robot()
+    elbow = robot.model.actuator("right_elbow_joint").id
+    robot.data.ctrl[elbow] = robot.data.ctrl[elbow] - 0.6  # a move under way (the servo has a target to reach)
+    robot.settle(0.02)
+    robot.emergency_stop()
+    at_stop = robot.joint_positions()["right_elbow_joint"]
+    robot.settle(1.0)
+    assert abs(robot.joint_positions()["right_elbow_joint"] - at_stop) < 0.02
