@@ -6,7 +6,7 @@ import pytest
 from memora_core.robot import load_robot_config
 from memora_core.robot.control.geometry import finger_grasp_point, palm_rotation
 from memora_core.robot.hand import HandPostures, closing_digits, is_grasping, opening_path
-from memora_core.robot.robot import RobotConfig, _robot_yaml
+from memora_core.robot.config import RobotConfig, _robot_yaml
 
 TOP = np.array([0.40, -0.20, 0.96])
 

@@ -1,0 +1,229 @@
+"""A robot's typed configuration (robot_configs/robots/*.yaml): grasping, IK, motion, DDS, the Dex3 hands,
+gains and physics, loaded into pydantic models that refuse NaN/inf anywhere. A config may `extends:` another
+and state only its differences."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memora_core.config import CONFIG_DIR, load_yaml
+from memora_core.robot.limits import LimitsConfig
+
+Vec3 = tuple[float, float, float]
+
+
+class _Cfg(BaseModel):
+    # No NaN or inf anywhere in a robot's configuration: speeds, times and sizes feed command arithmetic.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class GraspConfig(_Cfg):
+    radius: float = Field(gt=0)
+    clearance: float = Field(ge=0)
+    mode: Literal["palm", "fingers"] = Field(
+        default="palm", description="palm: the hand takes the object once the palm is within `radius` + "
+        "`clearance` of its top (the simulator's weld); fingers: the palm goes beside the object (the grasp poses "
+        "with a finger_offset) and the hand's fingers close on it once, the finger state deciding (Dex3)")
+
+
+class IKConfig(_Cfg):
+    tolerance: float = Field(gt=0)
+    iterations: int = Field(ge=1)
+    dt: float = Field(gt=0)
+    posture_cost: float = Field(ge=0)
+    orientation_cost: float = Field(ge=0)
+    self_clearance: float | None = None      # m the arm keeps from the trunk while solving (None: not checked)
+    self_detection: float = Field(default=0.03, gt=0)  # m beyond that at which the solver starts to care
+    max_step: float | None = Field(default=None, gt=0)  # rad a joint may move per iteration (None: unbounded)
+
+
+class GraspPose(_Cfg):
+    """A hand orientation the controller may grasp with: fingers pitched `pitch_deg` below the horizontal
+    (0: level, palm facing the midline; 90: fingers straight down) and turned `yaw_deg` from forward toward
+    the body's midline (90: the hand comes in from the arm's own side, fingers pointing across), held with
+    `orientation_cost` in the IK (0: free)."""
+    name: str
+    pitch_deg: float = Field(ge=0, le=90)
+    yaw_deg: float = Field(default=0.0, ge=-90, le=90)
+    orientation_cost: float = Field(ge=0)
+    # Lowest palm height above the table top at which this hand's fingers stay off the table (measured with
+    # the clearance check); a grasp with this hand keeps the palm at least this high.
+    min_palm_height: float = Field(default=0.0, ge=0)
+    # Long objects only (a spoon, a tea box): the yaw is taken from the object instead, fingers along its
+    # long axis (`yaw_deg` is then an extra turn from that axis). The hand then occupies the object's own
+    # footprint, so its wrist and forearm come in over the free end rather than over a neighbour.
+    along_long_axis: bool = False
+    # Finger grasps (grasp.mode fingers) only: (along, across, down), m: the grip point, `down` below the centre
+    # of the object's top (at most to its middle), lies `along` the fingers and `across` toward the palm's inner
+    # side from the palm centre, in the hand's frame at this pose; the fingers close around it there.
+    finger_offset: tuple[float, float, float] | None = None
+
+
+class MotionConfig(_Cfg):
+    lift_height: float = Field(gt=0)
+    approach_height: float = Field(gt=0)
+    speed: float = Field(gt=0)
+    min_segment_s: float = Field(gt=0)
+    settle_s: float = Field(ge=0)
+    place_tolerance: float = Field(gt=0)
+    collision_force: float = Field(gt=0)
+    pour_angle: float
+    pour_min_angle: float = Field(default=0.9, gt=0)  # rad: a wrist that cannot roll this far cannot pour from this side
+    pour_hold_s: float = Field(ge=0)
+    # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
+    # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
+    path_step: float = Field(default=0.05, gt=0)
+    joint_step: float = Field(default=0.1, gt=0)         # rad between checked waypoints of a joint-space move
+    # Cartesian moves: neighbouring IK postures may differ by at most this (rad, any joint), else the palm
+    # segment between them is halved (at most max_bisections times) so joint interpolation stays on the line.
+    max_joint_jump: float = Field(default=0.08, gt=0)
+    max_bisections: int = Field(default=3, ge=0)
+    held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
+    relaxed_held_orientation_cost: float = Field(default=0.02, ge=0)  # ... in a carry the strict one cannot reach
+    clearance_margin: float = Field(default=0.01, ge=0)
+    planned_carry: bool = Field(default=False, description=(
+        "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
+        "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
+        "that the making-room recovery then continued from into a failure (README, robot section)"))
+    # Transit (the level carry between objects) keeps this much more room around standing objects: there the
+    # arm moves fastest and lags its plan most, and a light bottle brushed by a fingertip falls over.
+    transit_clearance_margin: float = Field(default=0.03, ge=0)
+    carry_margin: float = Field(default=0.04, ge=0)     # held object's bottom above the tallest object's top
+    # Arm choice: objects left of this y (world) are tried with the left arm first, the rest with the right.
+    left_arm_min_y: float = 0.0
+    hand_below: float = Field(default=0.06, ge=0)        # how far fingers reach below the palm in transit
+    release_gap: float = Field(default=0.012, ge=0)      # a placed object is let go this far above its support
+    stow_x: float = 0.15                                 # palm x (world) behind the table edge before tucking an arm
+    # Where an object is put down to pass it to the other arm (x/y box, world), and the free gap it needs.
+    handoff_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.32, -0.15), (0.45, 0.05))
+    handoff_gap: float = Field(default=0.03, ge=0)
+    handoff_tries: int = Field(default=3, ge=1)  # spots tried for a hand-off (each failed put-down costs a carry)
+    # 'put X on the table' (no region) / 'put X next to Y': free table spots tried nearest first, on a grid of
+    # this step within this radius of the wanted point (where X came from, or beside Y), at most this many.
+    table_spot_step: float = Field(default=0.03, gt=0)
+    # 'put X on the table' with no place named: near this scene region (the work area in front of the robot,
+    # where both arms reach, as a person brings a bowl in front of themselves); None or an unknown region:
+    # back where X came from.
+    table_put_region: str | None = "table center"
+    table_spot_radius: float = Field(default=0.24, gt=0)
+    table_spot_tries: int = Field(default=10, ge=1)
+    # Placing in a container that already holds something: let go this far above the contents' top, trying
+    # each in turn (higher drops clear a crowded bowl; a few cm is still a gentle drop).
+    container_drops: list[float] = Field(default_factory=lambda: [0.005, 0.03, 0.06])
+    # A palm that stopped short of the grasp point steps down toward the object this far at a time, this many times.
+    close_in_step: float = Field(default=0.015, gt=0)
+    close_in_steps: int = Field(default=3, ge=0)
+    # The guarded approach closes the hand at the fingers' first touch only on objects that tip: half-height at
+    # least this fraction of the footprint radius (a tea box, a cup); flat ones (bread) are pressed on.
+    tip_ratio: float = Field(default=0.6, gt=0)
+    # A pick whose chosen grasp was blocked after the arm moved (approach stopped short, lift blocked by a
+    # neighbour) backs off and tries the next grasp candidate (the other arm, another hand pose), this many times in all.
+    pick_attempts: int = Field(default=3, ge=1)
+    stow_orientation_cost: float = Field(default=0.005, ge=0)  # IK weight on hand orientation while an empty arm leaves
+    high_carry: list[float] = Field(default_factory=lambda: [0.05, 0.10])  # extra cruise heights tried when the usual are blocked
+    # Pour poses: the bottle's bottom this far above the cup's rim (plus the bottle's height), tried in turn.
+    pour_heights: list[float] = Field(default_factory=lambda: [0.06, 0.03, 0.09])
+    pour_wrist_bend: float = Field(default=0.5, ge=0)    # rad the wrist also bends when the roll alone tips too little
+    beside_gap: float = Field(default=0.02, ge=0)         # 'next to Y': edge gap left to Y (and to the rest)
+    beside_reach: float = Field(default=0.08, ge=0)       # 'next to Y': at most this much further from Y than the gap
+    # Where on the table the arm puts things down (x/y box, world: on the table and within comfortable reach):
+    # 'on the table' / 'next to Y' spots and set-aside spots are taken from it.
+    # Making room: a step blocked by neighbours it is not about sets up to `clear_moves` of them aside, on
+    # free spots of `table_zone` with `aside_gap` free around them, at least `aside_distance` from the work
+    # and not in front of it.
+    clear_moves: int = Field(default=2, ge=0)
+    # The first this-many metres of a lift are a test: a neighbour rising with the object is caught on it.
+    lift_test_height: float = Field(default=0.03, gt=0)
+    table_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.28, -0.36), (0.55, 0.30))
+    aside_gap: float = Field(default=0.04, ge=0)
+    aside_min_move: float = Field(default=0.04, ge=0)  # an object set aside goes at least this far from where it stood
+    aside_distance: float = Field(default=0.15, ge=0)
+    # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
+    # end, and an offset shorter than `grasp_min_offset` is not worth trying.
+    grasp_end_margin: float = Field(default=0.025, ge=0)
+    grasp_min_offset: float = Field(default=0.015, gt=0)
+    # Yaws (deg from forward toward the midline) a hand aligned with a long object's axis may take: the
+    # forearm must trail behind the hand, not cross in front of the body.
+    aligned_yaw_range: tuple[float, float] = (-60.0, 120.0)
+    grasp_poses: list[GraspPose] = Field(default_factory=lambda: [GraspPose(name="forward", pitch_deg=0.0,
+                                                                             orientation_cost=0.05)])
+
+
+class DDSConfig(_Cfg):
+    domain: int = 0
+    interface: str = "eth0"
+    command_hz: float = Field(default=250.0, gt=0)
+
+
+class Dex3Config(_Cfg):
+    """The Dex3-1 hands on a G1 over DDS (rt/dex3/{left,right}/cmd|state), one per enabled arm."""
+
+    close_s: float = Field(default=0.8, gt=0, le=5.0,
+                           description="how long a grasp streams the closed posture before reading the finger state")
+    open_s: float = Field(default=0.5, gt=0, le=5.0, description="how long a release streams the open posture")
+    state_timeout_s: float = Field(default=10.0, gt=0, description="wait for the first HandState_ of each hand")
+    command_every: int = Field(default=5, ge=1,
+                               description="re-send the hands' targets every this many LowCmd frames (a steady stream)")
+
+
+class GainsConfig(_Cfg):
+    kp_arm: float = 60.0
+    kd_arm: float = 1.5
+    kp_leg: float = 120.0
+    kd_leg: float = 2.0
+
+
+class PhysicsConfig(_Cfg):
+    real_time: bool = False
+    # Joint servos as the G1's motor drivers run them: kp (q_des - q) - kd dq + tau_ff, with gravity
+    # compensation as tau_ff. Off: a plain position servo that sags under the arm's and torso's weight.
+    servo_feedforward: bool = True
+
+
+class RobotConfig(_Cfg):
+    type: Literal["sim", "unitree_g1"]
+    scene: str = "scenes/kitchen.yaml"
+    arm: Literal["right", "left"] = "right"      # the default arm
+    arms: list[Literal["right", "left"]] = Field(default_factory=lambda: ["right", "left"])  # arms the controller may use
+    home: dict[str, float] = Field(default_factory=dict)
+    limits: LimitsConfig
+    grasp: GraspConfig
+    ik: IKConfig
+    motion: MotionConfig
+    dds: DDSConfig | None = None
+    gains: GainsConfig | None = None
+    dex3: Dex3Config | None = None  # the G1 backend's hands; None: no hands (grasp() is False)
+    physics: PhysicsConfig = Field(default_factory=PhysicsConfig)
+
+    def scene_path(self) -> Path:
+        path = Path(self.scene)
+        return path if path.is_absolute() else CONFIG_DIR / path
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`: mappings merge key by key, anything else (lists included) replaces."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _robot_yaml(name_or_path: str | Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A robot config's mapping; `extends: <name>` takes that config and overrides what this one gives, so a
+    variant (e.g. the same robot with other hands) states only its differences."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = CONFIG_DIR / "robots" / f"{name_or_path}.yaml"
+    if path.resolve() in seen:
+        raise ValueError(f"{path}: `extends` loops back to itself")
+    data = load_yaml(path)
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    return _merged(_robot_yaml(str(base), (*seen, path.resolve())), data)
+
+
+def load_robot_config(name_or_path: str | Path = "sim_g1") -> RobotConfig:
+    return RobotConfig.model_validate(_robot_yaml(name_or_path))
