@@ -56,8 +56,9 @@ class GraspPose(_Cfg):
     # footprint, so its wrist and forearm come in over the free end rather than over a neighbour.
     along_long_axis: bool = False
     # Finger grasps (grasp.mode fingers) only: (along, across, down), m: the grip point, `down` below the centre
-    # of the object's top (at most to its middle), lies `along` the fingers and `across` toward the palm's inner
-    # side from the palm centre, in the hand's frame at this pose; the fingers close around it there.
+    # of the object's top (at most to its middle), lies `along` the fingers and `across` plus the object's half
+    # width toward the palm's inner side from the palm centre (`across`: palm centre to the object's near face),
+    # in the hand's frame at this pose; the fingers close around it there.
     finger_offset: tuple[float, float, float] | None = None
 
 

@@ -17,6 +17,18 @@ RIGHT_RANGES = {"thumb_0": (-1.0472, 1.0472), "thumb_1": (-1.0472, 0.724312), "t
 RIGHT_FLEX = {"thumb_0": 0.0, "thumb_1": -1.0, "thumb_2": -1.0, "middle_0": 1.0, "middle_1": 1.0,
               "index_0": 1.0, "index_1": 1.0}
 DIGITS = {"thumb": ("thumb_1", "thumb_2"), "index": ("index_0", "index_1"), "middle": ("middle_0", "middle_1")}
+# The space the right thumb sweeps from open to closed (m, box in the palm frame: x along the fingers, y toward
+# the palm's inner side, z across the finger spread), measured on the MuJoCo Dex3-1 (tests/scene/
+# test_finger_hand_geometry.py checks it); the left hand mirrors y. An object the thumb cannot reach is no grip.
+RIGHT_THUMB_SWEEP = ((-0.045, -0.003, -0.013), (0.045, 0.114, 0.013))
+
+
+def thumb_sweep(side: Side | str) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """(low, high) corners of the box the thumb sweeps while closing, in the palm frame of `side`."""
+    lo, hi = RIGHT_THUMB_SWEEP
+    if Side(side) is Side.RIGHT:
+        return lo, hi
+    return (lo[0], -hi[1], lo[2]), (hi[0], -lo[1], hi[2])
 
 
 class Side(str, Enum):

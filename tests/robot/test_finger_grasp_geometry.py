@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config
-from memora_core.robot.control.geometry import finger_grasp_point, palm_rotation
-from memora_core.robot.hand import HandPostures, closing_digits, is_grasping, opening_path
+from memora_core.robot.control.geometry import (finger_grasp_point, half_width, lowest_reach, palm_inner_direction,
+                                                 palm_rotation)
+from memora_core.robot.hand import HandPostures, closing_digits, is_grasping, opening_path, thumb_sweep
 from memora_core.robot.config import RobotConfig, _robot_yaml
 
 TOP = np.array([0.40, -0.20, 0.96])
@@ -54,3 +55,28 @@ def test_a_config_variant_states_only_its_differences(tmp_path):
     with pytest.raises(ValueError):
         _robot_yaml(loop)
     assert isinstance(RobotConfig.model_validate(_robot_yaml("sim_g1_dex3")), RobotConfig)
+
+
+def test_half_width_is_the_radius_or_the_box_support_in_that_direction():
+    assert half_width(0.03, [], np.array([0.0, 1.0, 0.0])) == pytest.approx(0.03)
+    axes = [(np.array([1.0, 0.0, 0.0]), 0.045), (np.array([0.0, 1.0, 0.0]), 0.02)]
+    assert half_width(0.05, axes, np.array([0.0, -1.0, 0.0])) == pytest.approx(0.02)   # across its narrow side
+    diag = np.array([1.0, 1.0, 0.3])                                                  # only the horizontal part counts
+    assert half_width(0.05, axes, diag) == pytest.approx((0.045 + 0.02) / np.sqrt(2))
+
+
+@pytest.mark.parametrize("arm", ["right", "left"])
+def test_a_wider_object_keeps_the_palm_the_same_gap_from_its_face(arm):
+    top = TOP * ([1, -1, 1] if arm == "left" else 1)
+    thin = finger_grasp_point(top, arm, 45.0, 0.0, (0.045, 0.02, 0.03), half_up=0.11, half_wide=0.01)
+    wide = finger_grasp_point(top, arm, 45.0, 0.0, (0.045, 0.02, 0.03), half_up=0.11, half_wide=0.04)
+    inner = palm_inner_direction(45.0, 0.0, arm)
+    assert np.allclose(thin - wide, 0.03 * inner)              # moved out by the extra half width only
+    assert np.dot(top - wide, inner) > np.dot(top - thin, inner)
+
+
+def test_the_thumb_reaches_little_below_a_level_palm_and_far_below_a_palm_with_fingers_down():
+    for arm in ("right", "left"):
+        level = lowest_reach(thumb_sweep(arm), 0.0, 0.0, arm)
+        down = lowest_reach(thumb_sweep(arm), 90.0, 90.0, arm)
+        assert level == pytest.approx(0.013) and down == pytest.approx(0.045)

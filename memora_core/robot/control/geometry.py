@@ -143,14 +143,47 @@ def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Se
     return out
 
 
+def palm_inner_direction(yaw_deg: float, pitch_deg: float, arm: str) -> np.ndarray:
+    """World direction from the palm toward its inner side (where the thumb closes) at this hand pose."""
+    inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
+    return palm_rotation(yaw_deg, pitch_deg, arm) @ np.array([0.0, inner, 0.0])
+
+
+def half_width(radius: float, axes: list[tuple[np.ndarray, float]], direction: np.ndarray) -> float:
+    """How far an object reaches from its centre along the horizontal part of `direction`: its footprint
+    `radius` when round (`axes` empty), else the support of its box given by its horizontal (axis, half size)
+    pairs (SceneObject.horizontal_axes)."""
+    d = np.array([direction[0], direction[1], 0.0])
+    n = float(np.linalg.norm(d))
+    if n < 1e-9:
+        return 0.0
+    if not axes:
+        return float(radius)
+    d /= n
+    return float(sum(abs(float(d @ np.asarray(a, float))) * float(h) for a, h in axes))
+
+
+def lowest_reach(box: tuple[Sequence[float], Sequence[float]], yaw_deg: float, pitch_deg: float,
+                 arm: str) -> float:
+    """How far below the palm centre (m, world z, >= 0 when below) a hand-frame box (low, high corners) reaches
+    at this hand pose: e.g. the thumb's sweep (hand.thumb_sweep) level (its thickness) or fingers down (its
+    length)."""
+    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    (x0, y0, z0), (x1, y1, z1) = box
+    corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], float)
+    return float(-min((corners @ rot.T)[:, 2]))
+
+
 def finger_grasp_point(top: np.ndarray, arm: str, yaw_deg: float, pitch_deg: float, offset: Sequence[float],
-                       half_up: float) -> np.ndarray:
+                       half_up: float, half_wide: float = 0.0) -> np.ndarray:
     """Palm point of a finger grasp. `offset` = (along, across, down): the grip point, `down` below the centre
-    of the object's top (at most to its middle), lies `along` the fingers and `across` toward the palm's
-    inner side from the palm centre, in the hand's frame at this pose (palm_rotation: level with fingers
-    forward at pitch 0, fingers straight down at 90), so the object sits between thumb and fingers."""
+    of the object's top (at most to its middle), lies `along` the fingers and `across` + `half_wide` toward the
+    palm's inner side from the palm centre, in the hand's frame at this pose (palm_rotation: level with fingers
+    forward at pitch 0, fingers straight down at 90), so the object sits between thumb and fingers. `across`
+    is the palm centre's distance to the object's near face, `half_wide` the object's half width in that
+    direction (half_width): a wide object keeps the palm as close to its side as a thin one."""
     along, across, down = (float(v) for v in offset)
     grip = np.asarray(top, float) - np.array([0.0, 0.0, min(down, half_up)])
     rot = palm_rotation(yaw_deg, pitch_deg, arm)
     inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
-    return grip - rot @ np.array([along, inner * across, 0.0])
+    return grip - rot @ np.array([along, inner * (across + half_wide), 0.0])

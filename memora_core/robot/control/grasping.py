@@ -9,10 +9,14 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import aligned_yaws, finger_grasp_point, grasp_points
+from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
+                                                 lowest_reach, palm_inner_direction)
+from memora_core.robot.hand import thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
 
 GraspKey = tuple
+# A finger grasp needs the object's top at least this far into the space the thumb sweeps (m).
+THUMB_OVERLAP = 0.005
 
 
 def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
@@ -77,9 +81,15 @@ class GraspChooser:
                     self.robot.use_arm(arm)
                     for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
                         if pose.finger_offset is not None:
+                            rot = self.robot.object_pose(obj.name)[1]
+                            wide = half_width(obj.radius, obj.horizontal_axes(rot),
+                                              palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm))
                             grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
-                                                          obj.half_up(self.robot.object_pose(obj.name)[1]))
+                                                          obj.half_up(rot), wide)
                             grasp_pt[2] = max(grasp_pt[2], self.c.table_z + pose.min_palm_height)
+                            if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg,
+                                                                    arm) + THUMB_OVERLAP:
+                                continue  # too low for this hand: its thumb closes above the object's top
                         else:
                             # A pitched hand's fingers reach further down: its palm stays higher above the table.
                             grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])

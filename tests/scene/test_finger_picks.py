@@ -1,0 +1,45 @@
+"""Finger grasps across the kitchen's object shapes in MuJoCo (sim_g1_dex3, the full controller): a cup and a
+low box (the bread) picked with thumb and fingers on them, and an object lower than the thumb can reach (a
+spoon lying flat) refused as no_grasp without the fingers sweeping it."""
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config, make_robot
+from memora_core.robot.control import RuleBasedController
+from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+
+
+def _pick(name: str, at=(0.40, -0.20, 0.0)):
+    robot = make_robot(load_robot_config("sim_g1_dex3"), layout=Layout(seed=0, poses={name: at}))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+    before = robot.object_pose(name)[0]
+    result = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=name))
+    return robot, result, before
+
+
+@pytest.mark.parametrize("name", ["orange cup", "bread"])
+def test_fingers_pick_a_cup_and_a_low_box(name):
+    robot, result, before = _pick(name)
+    try:
+        assert result.success, result.detail
+        assert robot.held_object() == name
+        hand = robot._dex3[robot.arm]                         # the fingers closed on it: thumb and a finger
+        body = robot.model.body(robot.scene.object(name).body_name).id
+        assert "thumb" in hand.touching(body) and len(hand.touching(body)) >= 2
+        assert robot.object_pose(name)[0][2] - before[2] > 0.08  # lifted
+    finally:
+        robot.close()
+
+
+def test_an_object_below_the_thumb_is_refused_untouched():
+    robot, result, before = _pick("yellow spoon")
+    try:
+        assert not result.success and result.cause is FailureCause.NO_GRASP
+        assert robot.held_object() is None
+        assert np.linalg.norm(robot.object_pose("yellow spoon")[0] - before) < 0.005
+    finally:
+        robot.close()
