@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from memora_core.agents.calls import CallLog, store_shares
-from memora_core.agents.structured import AnswerResult, StructuredAnswerer, StructuredPlanner
+from memora_core.agents.answering import AnswerResult, StructuredAnswerer
+from memora_core.agents.planning import StructuredPlanner
 
 PLANNER_KINDS = ("structured", "react")
 

@@ -13,10 +13,11 @@ import logging
 from collections import Counter
 from typing import Any
 
+from memora_core.agents.answering import AnswerResult
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import AgentsConfig, load_agents_config
+from memora_core.agents.planning import split_label
 from memora_core.agents.prompts import answerer_system, final_answer_demand, final_plan_demand, planner_system
-from memora_core.agents.structured import AnswerResult, split_label
 from memora_core.llm.base import LLMBackend, LLMReply
 from memora_core.llm.parsing import (
     PARSE_BUDGET_S,
