@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memora_core.agents.answering import embed_texts
+from memora_core.agents.answering.embeddings import embed_texts
 
 
 def routine_text(r: dict) -> str:

@@ -1,0 +1,43 @@
+"""The question read for answering: its content words, the video it names (or masks), whether it asks what
+follows or precedes an action or about a procedure; and a choice split into its clauses ("X, then Y")."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memora_core.agents.config import AgentsConfig
+from memora_core.tools.text import tokens
+_VIDEO_RE = re.compile(r"\b([A-Z]\d{2}_\d{2,3})\b")
+_MASKED_VIDEO_RE = re.compile(r"\b[A-Z]\d{2}_\d*\?")
+_CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+)?then\s+|\s+and\s+then\s+|,\s*then\s+|\s+then\s+|;\s*|,\s+and\s+|,\s+")
+
+
+@dataclass
+class Question:
+    text: str
+    content: set[str]
+    video: str | None
+    masked_video: bool
+    direction: int  # +1: asks what follows an action; -1: what precedes it; 0: neither
+    procedure: bool = False  # asks for a way of doing something (approach, workflow, order of steps)
+
+
+def analyse(question: str, cfg: AgentsConfig) -> Question:
+    stem_text = question.split("\n\n")[0].strip()  # the benchmark's instruction suffix is not content
+    m = _VIDEO_RE.search(stem_text)
+    masked = m is None and bool(_MASKED_VIDEO_RE.search(stem_text))
+    filler = set(tokens(" ".join(cfg.agents.question_filler_words)))
+    content = {t for t in tokens(stem_text) if t not in filler and not re.fullmatch(r"[a-z]\d{2}", t)
+               and not t.isdigit()}
+    low = stem_text.lower()
+    after = re.search(r"\b(next|after|afterwards|follows?|followed|leads? to|then)\b", low)
+    before = re.search(r"\b(before|prior to|first)\b", low)
+    direction = 1 if after else (-1 if before and "before" in low else 0)
+    proc_words = set(tokens(" ".join(cfg.agents.routine_question_words)))
+    procedure = bool(proc_words & set(tokens(stem_text)))
+    return Question(stem_text, content, m.group(1) if m else None, masked, direction, procedure)
+
+
+def clauses(choice: str) -> list[str]:
+    parts = [p.strip(" .") for p in _CLAUSE_SPLIT.split(choice.strip().rstrip(".")) if p and p.strip(" .")]
+    return [p for p in parts if tokens(p)] or [choice]
