@@ -85,22 +85,15 @@ def _g1_grasp() -> None:
     to the bridge), grasp() closes the Dex3 hand and reports the grasp from finger state alone; the bottle
     comes up with the hand (the bridge's ground truth says so). Brought 13 cm further out, the fingers meet
     nothing: no grasp, the hand opens again."""
-    import json
-    import tempfile
-
     import numpy as np
 
     from memora_core.perception.scene.tracker import ObjectTracker
     from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
     from memora_core.robot import make_robot
     from sim.scene import Layout
+    from tests.scene.bridge_process import bridge_with
 
     bottle, at = "coca-cola bottle", (0.40, -0.20, 0.0)
-    truth = Path(tempfile.mkdtemp()) / "truth.json"
-    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1", "--interface",
-                               "lo", "--seconds", "150", "--poses-json", json.dumps({bottle: at}),
-                               "--ground-truth-out", str(truth)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # The G1's object source: the tracker a scene model feeds (here one sighting of the bottle where it stands).
     catalogue = [o.model_copy(update={"position": None}) for o in
                  make_robot("sim_g1", layout=Layout(seed=0, poses={bottle: at})).scene_objects()]
@@ -108,7 +101,7 @@ def _g1_grasp() -> None:
     tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
         position=(at[0], at[1], 0.85), yaw=None, size=(0.07, 0.07, 0.22), shape=Shape.CYLINDER, colour="red",
         pixels=900, name=bottle, match_cost=0.1)]))
-    try:
+    with bridge_with({bottle: at}, seconds=150) as bridge:
         robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60, objects=tracker)
         assert set(robot.hands) == {"left", "right"} and robot.held_object() is None
         robot.use_arm("right")
@@ -135,10 +128,6 @@ def _g1_grasp() -> None:
         robot.settle(0.3)
         assert abs(robot.object_pose(bottle)[0][2] - 0.95) < 0.02  # it moves with the hand
         robot.close()
-    finally:
-        bridge.send_signal(signal.SIGINT)
-        out, _ = bridge.communicate(timeout=30)
-    assert bridge.returncode == 0, out
-    seen = json.loads(truth.read_text())
+    seen = bridge["truth"]
     assert seen["held"] == bottle, seen
     assert seen["objects"][bottle][2] > 0.74 + 0.11 + 0.07, seen  # came up ~10 cm with the hand

@@ -2,11 +2,8 @@
 HandCmd/HandState) against the sim bridge, its objects from the head RGB-D scene model (depth segmentation and
 matching on a rendered frame, fed to the object tracker), a finger grasp, and the bottle set down on the table
 centre. The bridge's ground truth only scores the outcome."""
-import json
-import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,14 +47,10 @@ def _task() -> None:
     from memora_core.robot.control import RuleBasedController
     from memora_core.robot.primitives import Primitive, PrimitiveCall
     from sim.scene.config import load_scene_config
+    from tests.scene.bridge_process import bridge_with
 
     tracker = _perceived_tracker()
-    truth = Path(tempfile.mkdtemp()) / "truth.json"
-    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1", "--interface",
-                               "lo", "--seconds", "300", "--poses-json", json.dumps(POSES),
-                               "--ground-truth-out", str(truth)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
+    with bridge_with(POSES) as bridge:
         robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60, objects=tracker)
         assert robot.config.grasp.mode == "fingers"
         scene = load_scene_config(robot.config.scene_path())
@@ -70,11 +63,7 @@ def _task() -> None:
         assert place.success, place.detail
         assert robot.held_object() is None
         robot.close()
-    finally:
-        bridge.send_signal(signal.SIGINT)
-        out, _ = bridge.communicate(timeout=30)
-    assert bridge.returncode == 0, out
-    seen = json.loads(truth.read_text())
+    seen = bridge["truth"]
     assert seen["held"] is None
     goal = np.array(scene.regions["table center"][:2])
     bottle = np.array(seen["objects"][BOTTLE])
