@@ -28,7 +28,7 @@ STOP_BOUND_S = 2.0
 # What each node prints once it is up; None: nothing (it is up once the others are, being lighter than them).
 READY = {"camera": "camera done", "controller": "controller ready", "memory_writer": "memory writer ready",
          "consolidation": "consolidation ready", "planner": "planner ready", "recorder": "recording ",
-         "demo_driver": None, "unitree_sim_bridge": "unitree sim bridge: domain"}
+         "demo_driver": None, "unitree_sim_bridge": "unitree sim bridge: domain", "scene_model": "scene model:"}
 
 
 def _launch_and_interrupt(env: dict[str, str], tmp_path: Path, graph: Path, args: list[str]) -> dict:
@@ -72,12 +72,12 @@ def test_every_node_of_the_demo_graph_stops_within_2_s_of_sigint(ros_env, tmp_pa
     _assert_quick_clean_stops(_launch_and_interrupt(ros_env, tmp_path, REPO / "launch" / "graph.yaml", args))
 
 
-def test_the_g1_controller_and_sim_bridge_stop_within_2_s_of_sigint(ros_env, tmp_path):
+def test_the_g1_controller_sim_bridge_and_scene_model_stop_within_2_s_of_sigint(ros_env, tmp_path):
     pytest.importorskip("unitree_sdk2py")
-    # graph.yaml with only the two nodes robot:=g1 adds or changes; DDS domains as in test_g1_backend.py
+    # graph.yaml with only the nodes robot:=g1 adds or changes; DDS domains as in test_g1_backend.py
     data = yaml.safe_load((REPO / "launch" / "graph.yaml").read_text())
     data["params_dirs"] = [str(REPO / "robot_configs" / "ros")]
-    data["nodes"] = [n for n in data["nodes"] if n["name"] in ("controller", "unitree_sim_bridge")]
+    data["nodes"] = [n for n in data["nodes"] if n["name"] in ("controller", "unitree_sim_bridge", "scene_model")]
     graph = tmp_path / "graph.yaml"
     graph.write_text(yaml.safe_dump(data))
     env = {**ros_env, "ROS_DOMAIN_ID": os.environ.get("MEMORA_TEST_G1_ROS_DOMAIN",
