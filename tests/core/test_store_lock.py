@@ -150,8 +150,13 @@ def test_staggered_second_writer_refused_first_intact(tmp_path, shared_data):
     root = tmp_path / "mem"
     first = _cli_writer(root, shared_data)
     _wait_until_locked_by(root, first)
-    second = _cli_writer(root, shared_data)
-    code2, _, err2 = _finish(second)
+    # Paused while it holds the lock (the flock stays held): on a quiet machine the first writer could finish
+    # before the second had even started, which is not the case this test is about.
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        code2, _, err2 = _finish(_cli_writer(root, shared_data))
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
     code1, out1, err1 = _finish(first)
     assert code2 == ExitCode.STORE_LOCKED, err2
     _assert_refused_by(err2, first.pid)
