@@ -73,6 +73,9 @@ class MotionConfig(_Cfg):
     pour_angle: float
     pour_min_angle: float = Field(default=0.9, gt=0)  # rad: a wrist that cannot roll this far cannot pour from this side
     pour_hold_s: float = Field(ge=0)
+    object_wait_s: float = Field(default=0.0, ge=0, le=60, description=(
+        "how long a step waits for the object source to see the object or target it names before failing with "
+        "object_missing: a perceived scene fills in over its first frames; 0 = no wait (ground-truth scenes)"))
     # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
     path_step: float = Field(default=0.05, gt=0)

@@ -99,6 +99,12 @@ class Robot(ABC):
     @abstractmethod
     def scene_objects(self) -> list[SceneObject]: ...
 
+    @property
+    def perceived_scene(self) -> bool:
+        """True when `scene_objects()` come from perception that fills in frame by frame (a step then waits up
+        to `motion.object_wait_s` for what it names); False for a scene known outright (ground truth, none)."""
+        return False
+
     @abstractmethod
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(position, 3x3 rotation) of a named object, or None when it is not there."""

@@ -206,6 +206,10 @@ class UnitreeG1Robot(Robot):
     def object_source(self) -> ObjectSource | None:
         return self._objects
 
+    @property
+    def perceived_scene(self) -> bool:
+        return self._objects is not None
+
     def scene_objects(self) -> list[SceneObject]:
         """The object source's objects; the held one where the hand has it (its offset from the palm at the
         grasp), one let go where it was let go until the source sees it again."""

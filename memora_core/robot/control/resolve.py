@@ -3,6 +3,7 @@ and the lookups that fail with a typed OBJECT_MISSING."""
 from __future__ import annotations
 
 import re
+import time
 
 from memora_core.robot.control.failures import PrimitiveFailure
 from memora_core.robot.robot import Robot, SceneObject
@@ -65,12 +66,19 @@ class Resolver:
         raise PrimitiveFailure.missing(f"{name!r} is not in the scene")
 
     def find(self, query: str | None, role: str) -> SceneObject:
+        """The scene object `query` names; on a perceived scene it waits up to the robot's `motion.object_wait_s`
+        for its object source to see it (never while the e-stop is engaged)."""
         if not query:
             raise PrimitiveFailure.missing(f"no {role} given")
-        obj = self.resolve(query)
-        if obj is None or self.robot.object_pose(obj.name) is None:
-            raise PrimitiveFailure.missing(f"no object in the scene matches {query!r}")
-        return obj
+        wait_s = self.robot.config.motion.object_wait_s if self.robot.perceived_scene else 0.0
+        deadline = time.monotonic() + wait_s
+        while True:
+            obj = self.resolve(query)
+            if obj is not None and self.robot.object_pose(obj.name) is not None:
+                return obj
+            if time.monotonic() >= deadline or self.robot.estop.engaged:
+                raise PrimitiveFailure.missing(f"no object in the scene matches {query!r}")
+            time.sleep(0.1)
 
     def movable(self, names) -> list[str]:  # noqa: ANN001 - any iterable of names
         """The scene objects among `names` (clearance hits also name the table and the other arm)."""
