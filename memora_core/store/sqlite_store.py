@@ -71,6 +71,18 @@ def _dump(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+
+def _select(table: str, participant_id: str, video_id: str | None, lower: tuple[str, float | None],
+            upper: tuple[str, float | None]) -> tuple[str, list]:
+    """`SELECT *` from `table` for one participant, optionally one video, with `lower[0] >= lower[1]` and
+    `upper[0] <= upper[1]` where those bounds are given (table and column names are ours, never input)."""
+    sql, params = f"SELECT * FROM {table} WHERE participant_id = ?", [participant_id]
+    for clause, value in (("video_id = ?", video_id), (f"{lower[0]} >= ?", lower[1]), (f"{upper[0]} <= ?", upper[1])):
+        if value is not None:
+            sql += f" AND {clause}"
+            params.append(value)
+    return sql, params
+
 class SQLiteStore:
     """Typed access to the SQLite file. Readers may share it; exactly one writer, held by `StoreLock`."""
 
@@ -271,16 +283,7 @@ class SQLiteStore:
     def entity_observations_in(self, participant_id: str, *, video_id: str | None = None,
                                t0: float | None = None, t1: float | None = None,
                                limit: int = 100) -> list[sqlite3.Row]:
-        sql, params = "SELECT * FROM entity_observations WHERE participant_id = ?", [participant_id]
-        if video_id is not None:
-            sql += " AND video_id = ?"
-            params.append(video_id)
-        if t0 is not None:
-            sql += " AND t_s >= ?"
-            params.append(t0)
-        if t1 is not None:
-            sql += " AND t_s <= ?"
-            params.append(t1)
+        sql, params = _select("entity_observations", participant_id, video_id, ("t_s", t0), ("t_s", t1))
         return self.query(sql + " ORDER BY seq LIMIT ?", [*params, limit])
 
     # ------------------------------------------------------------------ activity / environment reads
@@ -295,16 +298,7 @@ class SQLiteStore:
 
     def activities(self, participant_id: str, *, video_id: str | None = None, t0: float | None = None,
                    t1: float | None = None, limit: int | None = None) -> list[Activity]:
-        sql, params = "SELECT * FROM activities WHERE participant_id = ?", [participant_id]
-        if video_id is not None:
-            sql += " AND video_id = ?"
-            params.append(video_id)
-        if t0 is not None:
-            sql += " AND end_s >= ?"
-            params.append(t0)
-        if t1 is not None:
-            sql += " AND start_s <= ?"
-            params.append(t1)
+        sql, params = _select("activities", participant_id, video_id, ("end_s", t0), ("start_s", t1))
         sql += " ORDER BY seq"
         if limit is not None:
             sql += " LIMIT ?"
