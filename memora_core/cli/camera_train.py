@@ -1,4 +1,4 @@
-"""`memora camera-train`: train the `camera` perception model (pixel lookup table + attribute forests) from
+"""`memora camera-train`: train the `camera` perception model (pixel lookup table + attribute and label forests) from
 rendered demonstrations, reproducibly (same sessions and seed, same model). Renders the training sessions
 into --out when missing; writes the model where perception.yaml's camera.model_path points (or --model)."""
 from __future__ import annotations
@@ -32,7 +32,8 @@ def _run(args: argparse.Namespace) -> int:
     report["model"] = str(path)
     print(json.dumps(report, indent=1) if args.json else
           f"camera model {path}: {report['regions']} regions from {len(sessions)} sessions; out-of-bag accuracy "
-          f"category {report['category_oob_accuracy']}, material {report['material_oob_accuracy']}")
+          f"category {report['category_oob_accuracy']}, material {report['material_oob_accuracy']}, "
+          f"label {report['label_oob_accuracy']}")
     return 0
 
 

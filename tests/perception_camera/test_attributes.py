@@ -1,6 +1,6 @@
 """Object attributes on rendered frames: colour words from pixels (per object, against the scene description),
-category and material from the forest trained on another rendered layout, a look-alike pair told apart by
-name, and the model file (plain arrays: what was trained is what is loaded)."""
+category and material from the forest trained on another rendered layout, printed labels read by the label
+forest (trained on that other layout), a look-alike pair told apart by name, and the model file (plain arrays: what was trained is what is loaded)."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from memora_core.perception.camera.colour import region_colour
-from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.features import region_vector
 from memora_core.perception.camera.groundtruth import SessionLabeller, decode_video
+from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel, CameraModelError
 from memora_core.perception.camera.naming import object_name
 from memora_core.perception.camera.regions import find_regions
@@ -54,8 +55,8 @@ def _attribute_votes(frames, specs, model: CameraModel):
             if len(ids) < 0.6 * r.area:
                 continue
             k = int(np.bincount(ids).argmax())
-            x = region_features(f.rgb, r)[None]
-            for attr in ("category", "material"):
+            x = region_vector(f.rgb, r)[None]
+            for attr in ("category", "material", "label"):
                 names, _ = model.forests[attr].predict(x)
                 votes[specs[k].name][attr][names[0]] += 1
             votes[specs[k].name]["colour"][r.colour] += 1
@@ -66,6 +67,22 @@ def _attribute_votes(frames, specs, model: CameraModel):
 # 2026-12-01: coca-cola bottle voted 'tea box'/'bowl', category 8/12 < 0.75; yellow spoon named 'yellow cup'). The
 # order- or environment-dependent cause is not found; they run and report without blocking CI until it is.
 _UNSTABLE_IN_FULL_RUN = pytest.mark.xfail(reason="seen failing once in a clean-clone full run (cause open)", strict=False)
+
+
+def test_labels_read_by_the_label_forest(labelled, camera_model) -> None:
+    """Labelled objects' regions mostly read their own label (at least half of them, from a small model
+    trained on one short session; none reads another's), unlabelled objects mostly read none."""
+    frames, specs = labelled
+    votes = _attribute_votes(frames, specs, camera_model)
+    by_name = {s.name: s for s in specs}
+    read = {n: v["label"].most_common(1)[0][0] for n, v in votes.items()}
+    labelled_seen = [n for n in read if by_name[n].label]
+    plain_seen = [n for n in read if not by_name[n].label]
+    assert len(labelled_seen) >= 3 and len(plain_seen) >= 5, read
+    got = {n: (read[n], by_name[n].label) for n in labelled_seen}
+    assert sum(read[n] == by_name[n].label for n in labelled_seen) >= len(labelled_seen) / 2, got
+    assert all(read[n] in (NO_LABEL, by_name[n].label) for n in labelled_seen), got
+    assert sum(read[n] == NO_LABEL for n in plain_seen) >= 0.75 * len(plain_seen), {n: read[n] for n in plain_seen}
 
 
 @_UNSTABLE_IN_FULL_RUN

@@ -44,9 +44,12 @@ def test_observations_from_frames(test_demo, camera_model, camera_config) -> Non
         for o in obs.objects:
             if o.name == "table":
                 continue
-            # the name is made of what was seen: its colour or material word and its kind
+            # the name is made of what was seen: its label's first word, or its colour or material word, and its kind
             assert o.category and o.name.endswith(o.category)
-            assert o.colour in o.name or o.material in o.name or o.name == o.category
+            if o.label:
+                assert o.name == f"{o.label.split()[0]} {o.category}"
+            else:
+                assert o.colour in o.name or o.material in o.name or o.name == o.category
             assert (o.location is None) == (o.state == "held")
             seen.add(o.name)
     # most things on the table are found, and several carry the layout's own (colour + kind) names

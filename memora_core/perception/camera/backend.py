@@ -9,7 +9,7 @@ kitchen on a CPU; open-vocabulary footage is the `vlm` backend's job."""
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,8 @@ import numpy as np
 from memora_core.consolidation.speech import spoken
 from memora_core.perception.base import PerceptionBackend, PerceptionConfig, PerceptionInput, register_backend
 from memora_core.perception.camera.config import CameraPerceptionConfig
-from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.features import region_vector
+from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.naming import action_text, object_name
 from memora_core.perception.camera.regions import TABLE, find_regions
@@ -78,20 +79,36 @@ class CameraPerception(PerceptionBackend):
         regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px)
         if not regions:
             return [], float((cls == TABLE).mean()), hand
-        x = np.stack([region_features(rgb, r) for r in regions])
+        x = np.stack([region_vector(rgb, r) for r in regions])
         pc = self.model.forests["category"].predict_proba(x)
         pm = self.model.forests["material"].predict_proba(x)
+        pl = self.model.forests["label"].predict_proba(x)
         out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
-                        touches_hand=r.touches_hand) for i, r in enumerate(regions)]
+                        touches_hand=r.touches_hand, label=pl[i]) for i, r in enumerate(regions)]
         return out, float((cls == TABLE).mean()), hand
 
-    def _attrs(self, tr: Track) -> dict[str, str | None]:
-        cat = self.model.forests["category"].classes[int(np.argmax(tr.category))]
-        mat = self.model.forests["material"].classes[int(np.argmax(tr.material))]
-        return {"category": cat, "colour": tr.colour, "material": mat, "label": None}
+    def _label(self, tr: Track) -> str:
+        return NO_LABEL if tr.label is None else self.model.forests["label"].classes[int(np.argmax(tr.label))]
 
-    def track_name(self, tr: Track) -> str:
-        return object_name(**self._attrs(tr))
+    def _attrs(self, tr: Track, tracker: VideoTracker | None = None) -> dict[str, str | None]:
+        """Category, colour, material and label of a track. A printed label names one product: the tracks that
+        read the same label (an object's parts split by colour, the same object seen again) pool their
+        category, material and colour evidence, so they get one name."""
+        label = self._label(tr)
+        cat, mat, colours = tr.category, tr.material, tr.colours
+        if label and tracker is not None:
+            same = [tr] + [o for o in tracker.tracks if o is not tr and o.alive and o.category is not None
+                           and self._label(o) == label]
+            cat = sum((o.category for o in same), np.zeros_like(tr.category))
+            mat = sum((o.material for o in same), np.zeros_like(tr.material))
+            colours = sum((o.colours for o in same), Counter())
+        colour = colours.most_common(1)[0][0] if colours else None
+        return {"category": self.model.forests["category"].classes[int(np.argmax(cat))], "colour": colour,
+                "material": self.model.forests["material"].classes[int(np.argmax(mat))],
+                "label": label.lower() or None}
+
+    def track_name(self, tr: Track, tracker: VideoTracker | None = None) -> str:
+        return object_name(**self._attrs(tr, tracker))
 
     def observe(self, item: PerceptionInput) -> SegmentObservation:
         seg = item.segment
@@ -153,15 +170,15 @@ class CameraPerception(PerceptionBackend):
         return [o for _, o in best.values()]
 
     def _object(self, tr: Track, tracker: VideoTracker) -> ObjectObservation:
-        a = self._attrs(tr)
+        a = self._attrs(tr, tracker)
         held = self._held(tr)
-        where = None if held else (self.track_name(tracker.tracks[tr.inside]) if tr.inside is not None
+        where = None if held else (self.track_name(tracker.tracks[tr.inside], tracker) if tr.inside is not None
                                    else self.cfg.surface_name)
         return ObjectObservation(name=object_name(**a), location=where, state=self.cfg.held_state if held else None,
                                  **a)
 
     def _action(self, e, tracker: VideoTracker) -> ActionObservation:
-        name = lambda i: self.track_name(tracker.tracks[i]) if i is not None else None  # noqa: E731
+        name = lambda i: self.track_name(tracker.tracks[i], tracker) if i is not None else None  # noqa: E731
         obj, target, beside = name(e.track), name(e.target), name(e.beside)
         if e.kind == "put" and target is None:
             target = self.cfg.surface_name

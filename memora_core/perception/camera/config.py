@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class CameraPerceptionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    model_path: str = Field(default="~/.cache/memora/camera/camera_model.npz",
+    model_path: str = Field(default="~/.cache/memora/camera/camera_model_v2.npz",
                             description="trained pixel table + attribute forest (`memora camera-train` writes it)")
     min_blob_px: int = Field(default=60, ge=1, description="an object region smaller than this many pixels is ignored")
     min_part_px: int = Field(default=25, ge=1, description="a colour part this large splits a merged region")

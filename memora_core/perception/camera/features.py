@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from memora_core.perception.camera.colour import chromatic_mask, hsv_pixels
+from memora_core.perception.camera.labels import LABEL_FEATURE_NAMES, label_features
 from memora_core.perception.camera.regions import Region
 
 FEATURE_NAMES = ("log_area", "box_w", "box_h", "long_side", "short_side", "elongation", "rect_fill", "solidity",
@@ -42,3 +43,11 @@ def region_features(rgb: np.ndarray, r: Region) -> np.ndarray:
         chrom.mean(), white.mean(), dark.mean(), np.median(hsv[:, 1]), np.median(hsv[:, 2]), hsv[:, 2].std(),
         float(np.sin(hue).mean()), float(np.cos(hue).mean()), core_v, rim_v, float((row_frac > 0.5).mean()),
     ], np.float32)
+
+
+ALL_FEATURE_NAMES = FEATURE_NAMES + LABEL_FEATURE_NAMES  # the category and material forests read the first part
+
+
+def region_vector(rgb: np.ndarray, r: Region) -> np.ndarray:
+    """Every measure of a region: shape/appearance (FEATURE_NAMES) then label pattern (LABEL_FEATURE_NAMES)."""
+    return np.concatenate([region_features(rgb, r), label_features(rgb, r)])

@@ -1,6 +1,7 @@
 """The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
-load): the pixel-class lookup table and a random forest per attribute (category, material), each tree as
-its node arrays. `memora camera-train` writes the file; loading checks its shape."""
+load): the pixel-class lookup table and a random forest per attribute (category, material, label), each tree
+as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
+and material were trained on its shape/appearance part only, the label forest on all of it. `memora camera-train` writes the file; loading checks its shape."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,11 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from memora_core.errors import MemoraError
-from memora_core.perception.camera.features import FEATURE_NAMES
+from memora_core.perception.camera.features import ALL_FEATURE_NAMES
 from memora_core.perception.camera.regions import LUT_BITS
 
-ATTRIBUTES = ("category", "material")
-FORMAT_VERSION = 1
+ATTRIBUTES = ("category", "material", "label")
+FORMAT_VERSION = 2
 
 
 class CameraModelError(MemoraError):
@@ -85,7 +86,7 @@ class CameraModel:
         path = Path(path).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays: dict[str, np.ndarray] = {"version": np.array(FORMAT_VERSION), "lut": self.lut,
-                                         "features": np.array(FEATURE_NAMES)}
+                                         "features": np.array(ALL_FEATURE_NAMES)}
         for a, f in self.forests.items():
             for k in ("feature", "threshold", "left", "right", "value"):
                 arrays[f"{a}.{k}"] = getattr(f, k)
@@ -101,7 +102,7 @@ class CameraModel:
         if not path.exists():
             raise CameraModelError(f"camera model {path} not found; train it with `memora camera-train`")
         with np.load(path, allow_pickle=False) as z:
-            if int(z["version"]) != FORMAT_VERSION or tuple(z["features"].tolist()) != FEATURE_NAMES:
+            if int(z["version"]) != FORMAT_VERSION or tuple(z["features"].tolist()) != ALL_FEATURE_NAMES:
                 raise CameraModelError(f"camera model {path} was written for other features; retrain it")
             lut = z["lut"].astype(np.uint8)
             if lut.shape != (2 ** (3 * LUT_BITS),):

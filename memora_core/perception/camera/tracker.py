@@ -31,6 +31,7 @@ class Sighting:
     category: np.ndarray   # class probabilities
     material: np.ndarray
     touches_hand: bool
+    label: np.ndarray | None = None  # label class probabilities (None: not read)
 
 
 @dataclass
@@ -58,6 +59,7 @@ class Track:
     colours: Counter = field(default_factory=Counter)
     category: np.ndarray | None = None
     material: np.ndarray | None = None
+    label: np.ndarray | None = None
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
     inside: int | None = None         # the container track it rests in
     handled: bool = False
@@ -70,6 +72,8 @@ class Track:
             self.colours[s.colour] += 1
         self.category = s.category.copy() if self.category is None else self.category + s.category
         self.material = s.material.copy() if self.material is None else self.material + s.material
+        if s.label is not None:
+            self.label = s.label.copy() if self.label is None else self.label + s.label
         self.box = s.box
 
     def absorb(self, other: "Track") -> None:
@@ -77,6 +81,8 @@ class Track:
         if other.category is not None:
             self.category = other.category if self.category is None else self.category + other.category
             self.material = other.material if self.material is None else self.material + other.material
+        if other.label is not None:
+            self.label = other.label if self.label is None else self.label + other.label
         self.box = other.box
 
     @property

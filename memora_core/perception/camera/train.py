@@ -5,7 +5,9 @@
    never seen stay OBJECT: an unknown colour is more likely a new thing than the table).
 2. Attributes: object regions are found in the same frames with that table; a region whose pixels are
    mostly one object is a sample labelled with that object's category and material from the scene
-   description; a random forest per attribute is fitted on the regions' shape/appearance measures.
+   description; a random forest per attribute is fitted: category and material on the regions'
+   shape/appearance measures, the printed label (labels.py; NO_LABEL when the object has none) on those and
+   the label-pattern measures.
 Deterministic for the same sessions and seed."""
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memora_core.perception.camera.features import region_features
+from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
+from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
 from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, forest_from_sklearn
 from memora_core.perception.camera.regions import LUT_BITS, find_regions, lut_index
@@ -78,9 +81,10 @@ def region_samples(frames, lut: np.ndarray, st: TrainSettings) -> tuple[np.ndarr
             k = np.bincount(ids).argmax()
             if (ids == k).sum() < st.min_purity * r.area:
                 continue
-            xs.append(region_features(rgb, r))
+            xs.append(region_vector(rgb, r))
             for a in ATTRIBUTES:
-                ys[a].append(str(getattr(specs[k], a)))
+                v = getattr(specs[k], a)
+                ys[a].append(NO_LABEL if a == "label" and not v else str(v))
     return np.array(xs, np.float32), ys
 
 
@@ -100,7 +104,7 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         y = np.array([classes.index(v) for v in ys[a]])
         rf = RandomForestClassifier(n_estimators=st.trees, max_depth=st.max_depth, random_state=st.seed,
                                     class_weight="balanced", n_jobs=1, oob_score=True)
-        rf.fit(x, y)
+        rf.fit(x if a == "label" else x[:, :len(FEATURE_NAMES)], y)
         forests[a] = forest_from_sklearn(rf, classes)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
     path = CameraModel(lut=lut, forests=forests).save(out)
