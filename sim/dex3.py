@@ -11,7 +11,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import DIGITS, FINGER_JOINTS, HandPostures, Side, clamp_to_ranges, is_grasping, joint_name
+from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, HandPostures, Side, clamp_to_ranges, is_grasping, joint_name,
+                                    letting_go_path)
 
 # Dex3-1 finger motors: a closing finger presses with at most this torque (N m) in the simulation.
 FINGER_TORQUE_LIMIT = 2.0
@@ -96,3 +97,18 @@ def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None
         return False
     # The fingers are on it: the weld takes the load from here (reach check waived: the fingers decide).
     return robot.palm_grasp(name, finger_reach=1.0)
+
+
+def let_go(robot, hand: Dex3Sim, drop_weld, open_s: float = 0.5) -> None:
+    """On a SimRobot: let go of what `hand` holds (hand.letting_go_path): the fingers stop pressing where they
+    are, the weld (`drop_weld()`) lets the object go, the index and middle open, then the thumb, over
+    `open_s` in all."""
+    path = letting_go_path(hand.side, list(hand.q()), hand.postures)
+    relax, opening = path[0], path[1:]
+    hand.command(relax)
+    robot.settle(0.1)
+    drop_weld()
+    robot.settle(0.1)
+    for target in opening:
+        hand.command(target)
+        robot.settle(open_s / len(opening))

@@ -14,7 +14,6 @@ import numpy as np
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.body_tree import hangs_from
-from memora_core.robot.hand import opening_path
 from sim.g1 import HEAD_CAMERA, PALM_SITE
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
@@ -237,13 +236,14 @@ class SimRobot(Robot):
         name, arm = self._held, self._held_arm
         hand = self._dex3.get(arm) if arm is not None else None
         self._held, self._held_arm = None, None
-        if name is not None:
+        if name is not None and hand is not None:  # the fingers let go (sim.dex3.let_go), the weld with them
+            from sim.dex3 import let_go
+
+            eq = self.model.equality(weld_name(arm, self.scene.object(name))).id
+            let_go(self, hand, lambda: self.data.eq_active.__setitem__(eq, 0),
+                   self.config.dex3.open_s if self.config.dex3 else 0.5)
+        elif name is not None:
             self.data.eq_active[self.model.equality(weld_name(arm, self.scene.object(name))).id] = 0
-        if name is not None and hand is not None:  # then the fingers open smoothly (hand.opening_path)
-            path = opening_path(hand.side, list(hand.target), hand.postures)
-            for target in path:
-                hand.command(target)
-                self.settle((self.config.dex3.open_s if self.config.dex3 else 0.5) / len(path))
         return name
 
     def held_object(self) -> str | None:

@@ -23,6 +23,30 @@ DIGITS = {"thumb": ("thumb_1", "thumb_2"), "index": ("index_0", "index_1"), "mid
 RIGHT_THUMB_SWEEP = ((-0.045, -0.003, -0.013), (0.045, 0.114, 0.013))
 
 
+# Outlines (convex, palm-frame x along the fingers, y toward the palm's inner side, right hand; the left mirrors
+# y) of the thumb and of the index + middle at fractions of their travel from open to closed (HandPostures),
+# measured on the MuJoCo Dex3-1 (tests/scene/test_finger_hand_geometry.py checks them). A pre-shaped hand (the
+# thumb partly closed instead of sticking 11 cm out) needs less free table around the object it goes for.
+RIGHT_THUMB_OUTLINES = {
+    0.0: ((-0.045, 0.016), (-0.044, -0.003), (-0.023, -0.003), (-0.027, 0.095), (-0.031, 0.109), (-0.037, 0.114),
+          (-0.04, 0.109), (-0.044, 0.087)),
+    0.2: ((-0.045, 0.016), (-0.044, -0.003), (-0.023, -0.003), (-0.002, 0.097), (-0.002, 0.105), (-0.006, 0.109),
+          (-0.019, 0.095), (-0.03, 0.074)),
+    0.35: ((-0.045, 0.016), (-0.044, -0.003), (-0.023, -0.003), (0.016, 0.087), (0.017, 0.093), (0.015, 0.097),
+           (-0.009, 0.083), (-0.027, 0.064)),
+    0.5: ((-0.045, 0.016), (-0.044, -0.003), (-0.023, -0.003), (0.03, 0.072), (0.031, 0.08), (0.003, 0.074),
+          (-0.02, 0.063)),
+}
+RIGHT_FINGER_OUTLINES = {
+    0.0: ((0.042, 0.011), (0.017, 0.002), (0.012, -0.004), (0.016, -0.011), (0.039, -0.017), (0.072, -0.016),
+          (0.117, -0.005), (0.114, 0.001), (0.105, 0.004), (0.06, 0.011)),
+    0.2: ((0.019, -0.012), (0.041, -0.011), (0.073, -0.002), (0.108, 0.034), (0.103, 0.038), (0.096, 0.037),
+          (0.037, 0.016), (0.013, -0.001), (0.013, -0.008)),
+}
+# Pre-shapes tried for a level finger grasp, most closed first: (thumb, index + middle) fractions of travel.
+PRESHAPES = ((0.5, 0.2), (0.5, 0.0), (0.35, 0.2), (0.35, 0.0), (0.2, 0.0), (0.0, 0.0))
+
+
 def thumb_sweep(side: Side | str) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """(low, high) corners of the box the thumb sweeps while closing, in the palm frame of `side`."""
     lo, hi = RIGHT_THUMB_SWEEP
@@ -65,6 +89,12 @@ class HandPostures:
             lo, hi = joint_ranges(side)[j]
             out.append(min(max(0.0, lo + self.margin), hi - self.margin))
         return out
+
+    def shaped(self, side: Side | str, thumb: float, fingers: float) -> list[float]:
+        """The thumb `thumb` and the index and middle `fingers` of their way from open to closed (0..1)."""
+        opened, closed = self.open(side), self.closed(side)
+        return [a + (thumb if j.startswith("thumb") else fingers) * (b - a)
+                for j, a, b in zip(FINGER_JOINTS, opened, closed)]
 
     def closed(self, side: Side | str) -> list[float]:
         out = []
@@ -124,3 +154,24 @@ def opening_path(side: Side | str, start: list[float], postures: HandPostures | 
     opened = (postures or HandPostures()).open(side)
     n = max(1, int(steps))
     return [[a + (b - a) * k / n for a, b in zip(start, opened)] for k in range(1, n + 1)]
+
+
+def letting_go_path(side: Side | str, measured: list[float], postures: HandPostures | None = None,
+                    steps: int = 10) -> list[list[float]]:
+    """How a hand lets go of what it holds: first the measured posture (the digits stop pressing where they
+    are), then the index and middle open in `steps` steps, then the thumb. A thumb closed on an object presses
+    it toward the fingers: opened together (or the fingers first without relaxing) it pushes the object off
+    its spot as the fingers give way (measured in MuJoCo: a can let go into a bowl landed 3.8 cm off centre
+    that way, 0.3 cm this way)."""
+    opened = (postures or HandPostures()).open(side)
+    n = max(1, int(steps))
+    q = list(measured)
+    out = [list(q)]
+    for group in ([i for i, j in enumerate(FINGER_JOINTS) if not j.startswith("thumb")],
+                  [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]):
+        start = list(q)
+        for k in range(1, n + 1):
+            for i in group:
+                q[i] = start[i] + (opened[i] - start[i]) * k / n
+            out.append(list(q))
+    return out
