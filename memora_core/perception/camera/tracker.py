@@ -137,9 +137,12 @@ class VideoTracker:
 
     def container_at(self, pos: np.ndarray, exclude: int) -> Track | None:
         best, best_d = None, float("inf")
+        me = self.tracks[exclude]
         for c in self.tracks:
             if c.id == exclude or c.state != "resting" or not self.is_container(c):
                 continue
+            if self.look_cost(c, me.colour, me.category) < 0.3:
+                continue  # a thing is not inside its own look-alike double (the same object seen twice)
             x, y, bw, bh = c.box
             inside = x - 0.1 * bw <= pos[0] <= x + 1.1 * bw and y - 0.2 * bh <= pos[1] <= y + 1.1 * bh
             d = float(np.linalg.norm(c.pos - pos))
@@ -174,12 +177,12 @@ class VideoTracker:
             tr, s = live[i], sightings[j]
             taken_long = (tr.state == "resting" and tr.missing_since is not None and tr.hand_at_miss
                           and t - tr.missing_since >= self.moved_confirm_s and tr.seen >= self.stable_seen)
-            if taken_long and s.touches_hand:
-                continue  # away with the hand for long and seen near its place in the hand: still held
+            if taken_long:
+                # away with the hand for long: a like region near its place is the object in the hand, or the
+                # object put back; only one that stays still (a candidate coming to rest, step 3) is put back
+                continue
             used_t.add(i)
             used_s.add(j)
-            if taken_long:  # gone with the hand for long, now at rest near where it was: picked and put back
-                out += self._moved(tr, tr.pos.copy(), t)
             # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
             if tr.state == "resting":
                 tr.pos = 0.8 * tr.pos + 0.2 * s.centre
@@ -246,7 +249,18 @@ class VideoTracker:
                 and t - tr.missing_since < self.moved_confirm_s:
             tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
             return []  # back where it was soon: hidden by the hand, or put back untouched
-        return self._moved(tr, new.pos.copy(), new.first_seen)
+        return self._moved(tr, new.pos.copy(), self._arrived(new, tr))
+
+    def _arrived(self, new: Track, taken: Track) -> float:
+        """When the moved object first showed at the place where it came to rest: the earliest of the short-lived
+        sightings there (still under the hand, or part hidden by it) since it was taken, which look like it."""
+        t = new.first_seen
+        for c in self.tracks:
+            if c.state == "gone" and c.id != new.id and taken.missing_since <= c.first_seen < t \
+                    and np.linalg.norm(c.pos - new.pos) < self.tol \
+                    and self.look_cost(c, new.colour, new.category) < self.max_look:
+                t = c.first_seen
+        return t
 
     def _moved(self, tr: Track, pos: np.ndarray, rest_s: float) -> list[Event]:
         """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
