@@ -91,6 +91,9 @@ class MotionConfig(_Cfg):
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
         "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
         "that the making-room recovery then continued from into a failure (README, robot section)"))
+    retract_shifts: list[float] = Field(default_factory=lambda: [0.03, 0.06], description=(
+        "m: a retract whose straight rises are refused for a neighbour rises while moving this far away from it "
+        "(tried in turn)"))
     # Transit (the level carry between objects) keeps this much more room around standing objects: there the
     # arm moves fastest and lags its plan most, and a light bottle brushed by a fingertip falls over.
     transit_clearance_margin: float = Field(default=0.03, ge=0)

@@ -42,6 +42,10 @@ class FailureCause(str, Enum):
     NOT_ALLOWED = "not_allowed"          # the step asks for something no primitive may do
 
 
+# Causes a move's planning reports before anything moved (the arm is where it was): another plan may be tried.
+PLAN_REFUSED = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, FailureCause.PATH_BLOCKED})
+
+
 class PrimitiveFailure(Exception):
     """A primitive that cannot be done: the step-level `reason`, the precise `cause` and its data.
     `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move

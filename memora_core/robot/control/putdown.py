@@ -53,7 +53,9 @@ class PutDown:
 
     def put_back_near(self, obj: SceneObject, xy: np.ndarray) -> None:
         """Put the held `obj` down at `xy`, or on the nearest free table spot the arm can lower it onto."""
-        self.set_down_on_first(obj, [np.asarray(xy)] + self.spots_near(obj, np.asarray(xy)))
+        xy = np.asarray(xy, float)
+        nearby = [s for s in self.spots_near(obj, xy) if np.linalg.norm(s - xy) > 1e-3]  # `xy` is tried first
+        self.set_down_on_first(obj, [xy] + nearby)
 
     def put_back(self, obj: SceneObject) -> None:
         """Set the held `obj` down where it was picked from (free: it just left it) and stow the arm; letting go
@@ -61,7 +63,9 @@ class PutDown:
         origin = self.c.state.origins.get(obj.name)
         if origin is not None:
             try:
-                self.put_down_at(obj, origin[:2])
+                # Where it stood, else the nearest free spot the arm can lower it onto (a neighbour may now be in
+                # the way of the lowering there).
+                self.put_back_near(obj, origin[:2])
             except (PrimitiveFailure, LimitViolation) as f:
                 log.info("could not put %s back: %s", obj.name, getattr(f, "detail", f))
         self.c.skills.pick.back_off(obj)

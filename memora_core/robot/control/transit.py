@@ -8,7 +8,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 
 log = logging.getLogger(__name__)
 
@@ -205,12 +205,35 @@ class Transit:
 
     def retract(self, ignore: set[str]) -> None:
         """Straight up off what the hand just let go of: `approach_height` if the arm reaches that high here,
-        else as high as it does."""
+        else as high as it does. When every straight rise is refused before moving for a neighbour beside the
+        hand or forearm: rising while moving away from it (`motion.retract_shifts`)."""
         hand, up = self.robot.hand_position(), self.cfg.motion.approach_height
+        failure, blockers = None, []
         for rise in (up, up / 2, self.cfg.motion.lift_test_height):
             try:
                 self.arm.go(hand + [0.0, 0.0, rise], ignore, "retract")
                 return
             except PrimitiveFailure as f:
-                if f.reason is not FailureReason.UNREACHABLE or rise == self.cfg.motion.lift_test_height:
+                if f.cause not in PLAN_REFUSED:
+                    raise  # the arm moved and hit something or stopped short
+                failure, blockers = failure or f, blockers + list(f.blockers)
+        away = self.away_from(tuple(dict.fromkeys(blockers)), hand)
+        for shift in (() if away is None else self.cfg.motion.retract_shifts):
+            # A neighbour beside the hand or forearm: rise while moving away from it, as a person would.
+            try:
+                self.arm.go(hand + np.append(away * shift, up), ignore, "retract")
+                return
+            except PrimitiveFailure as f:
+                if f.cause not in PLAN_REFUSED:
                     raise
+        raise failure
+
+    def away_from(self, names: tuple[str, ...], hand: np.ndarray) -> np.ndarray | None:
+        """The horizontal unit direction from the objects `names` (their mean table position) to the hand;
+        None when none of them is on the table or the hand is right above them."""
+        xys = [self.c.scene.xy(n) for n in names if self.c.scene.xy(n) is not None]
+        if not xys:
+            return None
+        d = hand[:2] - np.mean(xys, axis=0)
+        norm = float(np.linalg.norm(d))
+        return d / norm if norm > 1e-3 else None

@@ -160,7 +160,15 @@ class PlaceSkill:
     def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
         """Lower the held object to `point`; into `container`, stopping short on its contents is fine."""
         try:
-            self.c.arm.go(point, ignore, "lower")
+            try:
+                self.c.arm.go(point, ignore, "lower")
+            except PrimitiveFailure as f:
+                if not f.ik_miss:
+                    raise
+                # The straight line does not solve from the posture the carry left (chained IK winds the arm
+                # up): a posture solved for the point alone, reached by a clearance-checked joint move.
+                log.info("lower %s: %s; re-posturing in joint space", held, f.detail)
+                self.c.transit.reposture(point, ignore, "lower")
         except PrimitiveFailure as f:
             if not (container and f.stopped_short == "lower" and self.c.scene.over(container, held)):
                 raise
