@@ -1,8 +1,11 @@
 """The tracker's reading of actions from where things rest, on sighting sequences built by hand (the logic
 alone, deterministic): a pick and a put with their times, a put into a container, a pour (a brief rest in a
 container, taken up again), an object hidden by the hand and found again at its place (no action), a
-look-alike that stays where it is while its twin is moved."""
+look-alike that stays where it is while its twin is moved, a put timed by its first sighting at the new place,
+an object followed in the hand into a container it vanishes in."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -97,3 +100,49 @@ def test_hidden_by_the_hand_and_found_again_is_no_action() -> None:
     assert _run(tr, frames) == []
     silver = [x for x in tr.tracks if x.colour == "silver" and x.state == "resting"]
     assert len(silver) == 1 and silver[0].missing_since is None
+
+
+def _held(s: Sighting) -> Sighting:
+    return replace(s, touches_hand=True)
+
+
+def test_put_time_is_when_it_first_showed_at_its_new_place() -> None:
+    """Set down under the hand at 2.5 s (seen there touching the hand), the hand gone from 3.0 s: the put is at
+    2.5 s, not when it was first seen free of the hand."""
+    tr = _tracker()
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None)]
+    frames += [(2.5, moved(2.5) + [_held(_s(2.5, 150, 60, "yellow", "spoon"))], _hand_at(150, 60))]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], None) for t in (3.0, 3.5, 4.0, 4.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "put"]
+    assert events[1].key_s == 2.5
+
+
+def test_held_object_followed_into_a_container_it_vanishes_in() -> None:
+    """The spoon is taken, seen in the hand on its way to the cup, and never shows at rest again (it is hidden
+    in the cup, or merges with what is there): a pick, and a put into the cup where the hand last held it."""
+    tr = _tracker()
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames += [(1.5, moved(1.5), _hand_at(260, 200))]
+    carried = [(2.0, 245, 170), (2.5, 225, 140), (3.0, 205, 122)]
+    frames += [(t, moved(t) + [_held(_s(t, x, y, "yellow", "spoon"))], _hand_at(x, y)) for t, x, y in carried]
+    frames += [(t, moved(t), None) for t in np.arange(3.5, 13.0, 0.5)]
+    events = _run(tr, frames)
+    assert [(e.kind, tr.tracks[e.track].colour) for e in events] == [("pick", "yellow"), ("put", "yellow")]
+    pick, put = events
+    assert 1.0 <= pick.key_s <= 1.5 and 3.0 <= put.key_s <= 3.5
+    assert put.target is not None and tr.tracks[put.target].colour == "orange"
+
+
+def test_carried_once_is_not_enough() -> None:
+    """A single like-looking region by the hand is not taken for the object carried: no action."""
+    tr = _tracker()
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames += [(1.5, moved(1.5), _hand_at(260, 200))]
+    frames += [(2.0, moved(2.0) + [_held(_s(2.0, 225, 140, "yellow", "spoon"))], _hand_at(225, 140))]
+    frames += [(t, moved(t), None) for t in np.arange(2.5, 12.0, 0.5)]
+    assert _run(tr, frames) == []

@@ -66,6 +66,7 @@ class Track:
     pending: list = field(default_factory=list)
     pending_until: float = 0.0
     in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
+    carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
 
     def vote(self, s: Sighting) -> None:
         if s.colour:
@@ -113,6 +114,7 @@ class VideoTracker:
         self.t = 0.0
         self.motion = ViewMotion()
         self._frames = 0
+        self.dt = 0.5  # seconds between the last two frames
 
     # ------------------------------------------------------------------ helpers
     def look_cost(self, a: Track, colour: str | None, category: np.ndarray | None) -> float:
@@ -153,6 +155,8 @@ class VideoTracker:
     # ------------------------------------------------------------------ per frame
     def step(self, t: float, sightings: list[Sighting], grey: np.ndarray | None = None,
              hand: np.ndarray | None = None) -> list[Event]:
+        if self._frames:
+            self.dt = t - self.t
         self.t = t
         self._frames += 1
         live = [tr for tr in self.tracks if tr.alive]
@@ -186,7 +190,7 @@ class VideoTracker:
             # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
             if tr.state == "resting":
                 tr.pos = 0.8 * tr.pos + 0.2 * s.centre
-            tr.last_seen, tr.missing_since = t, None
+            tr.last_seen, tr.missing_since, tr.carried = t, None, []
             tr.seen += 1
             tr.in_hand = s.touches_hand
             tr.vote(s)
@@ -205,7 +209,8 @@ class VideoTracker:
                     tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, t,
                                            target=put.target)
                     tr.inside = None
-        # 2. what is new starts as a candidate
+        # 2. what the hand holds away from a place is what it took; what is new starts as a candidate
+        self._follow_held(sightings, used_s, t)
         for j, s in enumerate(sightings):
             if j not in used_s:
                 tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t,
@@ -221,9 +226,45 @@ class VideoTracker:
         for tr in self.tracks:
             if tr.state == "resting" and tr.missing_since is not None and t - tr.missing_since > self.forget_s \
                     and not tr.pending:
+                out += self._vanished(tr)
                 tr.state = "gone"
             out += self._flush(tr, t)
         self.events += out
+        return out
+
+    def _follow_held(self, sightings: list[Sighting], used: set[int], t: float) -> None:
+        """Held-object tracking: a region touching the hand, away from every resting place, that looks like an
+        object the hand took (the one taken last among the like-looking) is that object, carried (lifted
+        straight up, it may show just beside its place: anything not at its place counts)."""
+        taken = [tr for tr in self.tracks if tr.state == "resting" and tr.missing_since is not None
+                 and tr.hand_at_miss]
+        if not taken:
+            return
+        for j, s in enumerate(sightings):
+            if j in used or not s.touches_hand:
+                continue
+            tr = min(taken, key=lambda c: (round(self.look_cost(c, s.colour, s.category), 1), -c.missing_since))
+            if self.look_cost(tr, s.colour, s.category) < 0.5 and np.linalg.norm(tr.pos - s.centre) > 0.5 * self.tol:
+                tr.carried.append((t, s.centre.copy()))
+
+    def _vanished(self, tr: Track) -> list[Event]:
+        """An object seen carried (twice or more) that never came to rest in sight again: it was picked, and put
+        into the container where the hand last held it (it vanished into it: the same colour as its contents,
+        or below its rim), if one is there."""
+        if len(tr.carried) < 2:
+            return []
+        last_t, last_pos = tr.carried[-1]
+        origin_t = (tr.last_rest + tr.missing_since) / 2
+        out = [Event("pick", tr.id, origin_t, tr.last_rest, origin_t)]
+        near = [c for c in self.tracks if c.id != tr.id and c.state == "resting" and c.missing_since is None
+                and self.is_container(c) and self.look_cost(c, tr.colour, tr.category) >= 0.3
+                and np.linalg.norm(c.pos - last_pos) < 2 * self.tol]
+        if near:
+            c = min(near, key=lambda c: np.linalg.norm(c.pos - last_pos))
+            key = last_t + self.dt / 2
+            out.append(Event("put", tr.id, key, last_t, key, target=c.id))
+            tr.inside = c.id
+        tr.carried, tr.handled = [], True
         return out
 
     def _settle(self, new: Track) -> list[Event]:
@@ -252,15 +293,19 @@ class VideoTracker:
         return self._moved(tr, new.pos.copy(), self._arrived(new, tr))
 
     def _arrived(self, new: Track, taken: Track) -> float:
-        """When the moved object first showed at the place where it came to rest: the earliest of the short-lived
-        sightings there (still under the hand, or part hidden by it) since it was taken, which look like it."""
+        """When the moved object first showed at the place where it came to rest: going back from its first
+        sighting there through the short-lived like-looking sightings at that place (still under the hand, or
+        part hidden by it) while they follow one another frame by frame, not before it was taken."""
         t = new.first_seen
-        for c in self.tracks:
-            if c.state == "gone" and c.id != new.id and taken.missing_since <= c.first_seen < t \
-                    and np.linalg.norm(c.pos - new.pos) < self.tol \
-                    and self.look_cost(c, new.colour, new.category) < self.max_look:
-                t = c.first_seen
-        return t
+        gap = 1.5 * self.dt
+        while True:
+            prev = [c.first_seen for c in self.tracks if c.state == "gone" and c.id != new.id
+                    and taken.missing_since <= c.first_seen < t and t - gap <= c.last_seen < t
+                    and np.linalg.norm(c.pos - new.pos) < self.tol
+                    and self.look_cost(c, new.colour, new.category) < self.max_look]
+            if not prev:
+                return t
+            t = min(prev)
 
     def _moved(self, tr: Track, pos: np.ndarray, rest_s: float) -> list[Event]:
         """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
@@ -268,6 +313,7 @@ class VideoTracker:
         t = self.t
         origin_t = (tr.last_rest + tr.missing_since) / 2
         tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = pos, None, t, t
+        tr.carried = []
         inside = self.container_at(tr.pos, tr.id)
         beside = None
         if inside is None:
@@ -295,5 +341,7 @@ class VideoTracker:
             if tr.state == "resting" and tr.missing_since is None:
                 tr.pending_until = 0.0
                 out += self._flush(tr, self.t)
+            elif tr.state == "resting" and tr.hand_at_miss and not tr.pending:
+                out += self._vanished(tr)
         self.events += out
         return out
