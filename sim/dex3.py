@@ -112,3 +112,14 @@ def let_go(robot, hand: Dex3Sim, drop_weld, open_s: float = 0.5) -> None:
     for target in opening:
         hand.command(target)
         robot.settle(open_s / len(opening))
+
+
+def shape(robot, hand: Dex3Sim, thumb: float, fingers: float, seconds: float = 0.2) -> bool:
+    """On a SimRobot: pre-shape the empty `hand` (HandPostures.shaped) and let the fingers get there; True
+    when it changed (a hand already in that shape is left alone)."""
+    target = clamp_to_ranges(hand.side, hand.postures.shaped(hand.side, thumb, fingers), hand.postures.margin)
+    if max(abs(a - b) for a, b in zip(target, hand.target)) < 1e-6:
+        return False
+    hand.command(target)
+    robot.settle(seconds)
+    return True

@@ -232,6 +232,15 @@ class SimRobot(Robot):
         dex3 = self.config.dex3
         return close_and_grasp(self, name, seconds=dex3.close_s if dex3 else 0.6, hand=self._dex3[self.arm])
 
+    def shape_hand(self, arm: str, thumb: float, fingers: float) -> bool:
+        if self.config.grasp.mode != "fingers" or self._held_arm == arm:
+            return False
+        from sim.dex3 import Dex3Sim, shape
+
+        if arm not in self._dex3:
+            self._dex3[arm] = Dex3Sim(self.model, self.data, arm)
+        return shape(self, self._dex3[arm], thumb, fingers)
+
     def release(self) -> str | None:
         name, arm = self._held, self._held_arm
         hand = self._dex3.get(arm) if arm is not None else None

@@ -155,6 +155,12 @@ class Robot(ABC):
     @abstractmethod
     def release(self) -> str | None: ...
 
+    def shape_hand(self, arm: str, thumb: float, fingers: float) -> bool:
+        """Pre-shape the empty hand of `arm` before reaching for an object: the thumb `thumb` and the index and
+        middle `fingers` of their way from open to closed (grasp.mode fingers). False where the backend has no
+        such hand (or it holds something): the hand stays as it is."""
+        return False
+
     @abstractmethod
     def held_object(self) -> str | None: ...
 

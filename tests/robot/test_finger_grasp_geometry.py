@@ -80,3 +80,22 @@ def test_the_thumb_reaches_little_below_a_level_palm_and_far_below_a_palm_with_f
         level = lowest_reach(thumb_sweep(arm), 0.0, 0.0, arm)
         down = lowest_reach(thumb_sweep(arm), 90.0, 90.0, arm)
         assert level == pytest.approx(0.013) and down == pytest.approx(0.045)
+
+
+def test_the_hand_preshapes_as_far_closed_as_keeps_it_off_the_object():
+    """A thin object lets the thumb close further before the approach than a wide one; none at all when even
+    the open thumb would touch it. Boxes by their footprint in the hand's frame."""
+    from memora_core.robot.control.geometry import hand_frame_footprint, preshape
+    from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES
+
+    outlines = (RIGHT_THUMB_OUTLINES, RIGHT_FINGER_OUTLINES)
+    thumbs = [preshape(outlines, PRESHAPES, (0.045, 0.02 + r), r, [], 0.006)[0] for r in (0.02, 0.033, 0.04, 0.06)]
+    assert thumbs == sorted(thumbs, reverse=True) and thumbs[0] > 0.3 and thumbs[-1] == 0.0
+    box = [(np.array([1.0, 0.0, 0.0]), 0.06), (np.array([0.0, 1.0, 0.0]), 0.025)]
+    for arm in ("right", "left"):
+        # the long side along the fingers reaches back over the thumb: open; across them the thumb may close
+        centre, axes = hand_frame_footprint(arm, 0, 0, (0.045, 0.02, 0.03), 0.025, box)
+        along = preshape(outlines, PRESHAPES, centre, 0.0, axes, 0.006)
+        centre, axes = hand_frame_footprint(arm, 90, 0, (0.045, 0.02, 0.03), 0.06, box)
+        across = preshape(outlines, PRESHAPES, centre, 0.0, axes, 0.006)
+        assert along == (0.0, 0.0) and across[0] > 0.0, (arm, along, across)

@@ -68,3 +68,28 @@ def test_the_configured_grip_sits_off_the_palm_between_thumb_and_fingers(dex3):
         along, across, _ = pose.finger_offset
         assert face < across < face + 0.01                     # the palm stops just short of the object's face
         assert thumb[0] < along and along - finger[0] < 0.05  # beyond the thumb, within the fingers' curl
+
+
+@pytest.mark.parametrize("arm", ["right", "left"])
+def test_the_preshape_outlines_match_the_mujoco_hand(dex3, arm):
+    """hand.RIGHT_THUMB_OUTLINES / RIGHT_FINGER_OUTLINES: each digit's extent at each pre-shape fraction is the
+    MuJoCo hand's (2 mm; the left hand mirrored)."""
+    from memora_core.robot.hand import RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES
+
+    m, d = dex3.model, dex3.data
+    qadr = [m.jnt_qposadr[m.joint(joint_name(arm, j)).id] for j in FINGER_JOINTS]
+    mirror = np.array([1.0, 1.0 if arm == "right" else -1.0])
+    for digits, outlines in ((("thumb",), RIGHT_THUMB_OUTLINES), (("index", "middle"), RIGHT_FINGER_OUTLINES)):
+        for t, outline in outlines.items():
+            d.qpos[qadr] = HandPostures().shaped(arm, t if digits == ("thumb",) else 0.0,
+                                                 0.0 if digits == ("thumb",) else t)
+            mujoco.mj_kinematics(m, d)
+            site = d.site(PALM_SITE[arm])
+            frame = (site.xpos.copy(), site.xmat.reshape(3, 3).copy())
+            pts = np.concatenate([_mesh_points(m, d, m.body(f"{arm}_hand_{dg}_{k}_link").id, frame)
+                                  for dg in digits for k in (0, 1, 2)
+                                  if mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"{arm}_hand_{dg}_{k}_link") >= 0])
+            xy = pts[:, :2] * mirror
+            out = np.asarray(outline)
+            assert np.allclose(xy.min(0), out.min(0), atol=0.002), (digits, t)
+            assert np.allclose(xy.max(0), out.max(0), atol=0.002), (digits, t)

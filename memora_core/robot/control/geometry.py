@@ -187,3 +187,56 @@ def finger_grasp_point(top: np.ndarray, arm: str, yaw_deg: float, pitch_deg: flo
     rot = palm_rotation(yaw_deg, pitch_deg, arm)
     inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
     return grip - rot @ np.array([along, inner * (across + half_wide), 0.0])
+
+
+def _outline_points(outline: Sequence[Sequence[float]], step: float = 0.002) -> np.ndarray:
+    """Points every `step` along a closed outline's edges."""
+    pts = np.asarray(outline, float)
+    out = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0)):
+        n = max(1, int(np.ceil(np.linalg.norm(b - a) / step)))
+        out += [a + (b - a) * k / n for k in range(n)]
+    return np.array(out)
+
+
+def outline_clear(outline: Sequence[Sequence[float]], centre: Sequence[float], radius: float,
+                  axes: Sequence[tuple[Sequence[float], float]], margin: float) -> bool:
+    """Whether a digit's outline (hand frame, x, y) keeps `margin` from an object's footprint in the same frame:
+    a disc of `radius` at `centre` when `axes` is empty, else a box given by its (unit axis (x, y), half size)
+    pairs."""
+    rel = _outline_points(outline) - np.asarray(centre, float)[:2]
+    if not axes:
+        return bool(np.min(np.linalg.norm(rel, axis=1)) >= radius + margin)
+    inside = np.ones(len(rel), bool)
+    for a, h in axes:
+        inside &= np.abs(rel @ np.asarray(a, float)[:2]) < float(h) + margin
+    return not bool(inside.any())
+
+
+def hand_frame_footprint(arm: str, yaw_deg: float, pitch_deg: float, offset: Sequence[float], half_wide: float,
+                         axes: list[tuple[np.ndarray, float]]) -> tuple[np.ndarray, list[tuple[np.ndarray, float]]]:
+    """Where a finger grasp (finger_grasp_point) puts the object in the hand's frame as the right hand sees it
+    (the left mirrored): its centre (along, across + half_wide) and its box axes (x, y), unit, with half sizes."""
+    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    inner = 1.0 if arm == "right" else -1.0
+    out = []
+    for a, h in axes:
+        v = rot.T @ np.asarray(a, float)
+        xy = np.array([v[0], inner * v[1]])
+        n = float(np.linalg.norm(xy))
+        if n > 1e-6:
+            out.append((xy / n, float(h)))
+    return np.array([float(offset[0]), float(offset[1]) + half_wide]), out
+
+
+def preshape(outlines: tuple[dict[float, Sequence], dict[float, Sequence]], shapes: Sequence[tuple[float, float]],
+             centre: Sequence[float], radius: float, axes: Sequence[tuple[Sequence[float], float]],
+             margin: float) -> tuple[float, float]:
+    """The first (thumb, fingers) pre-shape of `shapes` (most closed first) whose thumb and finger outlines
+    (`outlines`: per fraction) keep `margin` from the object's footprint at the grasp; fully open when none."""
+    thumbs, fingers = outlines
+    for t, f in shapes:
+        if (t in thumbs and f in fingers and outline_clear(thumbs[t], centre, radius, axes, margin)
+                and outline_clear(fingers[f], centre, radius, axes, margin)):
+            return t, f
+    return 0.0, 0.0

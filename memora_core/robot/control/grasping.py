@@ -10,13 +10,15 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
-                                                 lowest_reach, palm_inner_direction)
-from memora_core.robot.hand import thumb_sweep
+                                                 hand_frame_footprint, lowest_reach, palm_inner_direction, preshape)
+from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
 
 GraspKey = tuple
 # A finger grasp needs the object's top at least this far into the space the thumb sweeps (m).
 THUMB_OVERLAP = 0.005
+# A pre-shaped hand's thumb and fingers keep this far from the object they go for (m).
+PRESHAPE_MARGIN = 0.006
 
 
 def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
@@ -62,6 +64,18 @@ class GraspChooser:
                     for yaw in aligned_yaws(axis, pose.yaw_deg, arm, self.cfg.motion.aligned_yaw_range)]
         return out
 
+    def shape_hand(self, obj: SceneObject, arm: str, pose: GraspPose, wide: float, rot: np.ndarray) -> None:
+        """Pre-shape the hand for a level finger grasp: the thumb (and fingers) as far closed as keeps them
+        PRESHAPE_MARGIN off the object at the grasp, so the hand needs less free table around it; the clearance
+        checks that follow see the hand so. A fingers-down pinch keeps the hand open (its thumb reaches under)."""
+        shape = (0.0, 0.0)
+        if abs(pose.pitch_deg) < 1e-6:
+            centre, axes = hand_frame_footprint(arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset, wide,
+                                                [] if obj.extent is None else obj.horizontal_axes(rot))
+            shape = preshape((RIGHT_THUMB_OUTLINES, RIGHT_FINGER_OUTLINES), PRESHAPES, centre, obj.radius, axes,
+                             PRESHAPE_MARGIN)
+        self.robot.shape_hand(arm, *shape)
+
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
                skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
@@ -90,6 +104,7 @@ class GraspChooser:
                             if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg,
                                                                     arm) + THUMB_OVERLAP:
                                 continue  # too low for this hand: its thumb closes above the object's top
+                            self.shape_hand(obj, arm, pose, wide, rot)
                         else:
                             # A pitched hand's fingers reach further down: its palm stays higher above the table.
                             grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
