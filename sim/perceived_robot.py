@@ -1,0 +1,180 @@
+"""The simulated G1 planning from what its head camera sees, not from MuJoCo's ground truth (issue 19).
+
+`PerceivedSimRobot` is a SimRobot whose controller-facing objects come from the head RGB-D scene model through
+an ObjectTracker (the same path the G1 backend takes: sim.head_camera.HeadRGBD -> SceneModeller ->
+ObjectTracker), refreshed at every grasp and release (and of
+the object in the hand, after the grasp until seen there). What the controller plans against sees the
+same: the clearance checks and the motion planner's world (`_qpos_with`) put every object where the tracker
+last saw it (standing, turned by the perceived yaw of a box), and leave out what it has not seen. The object in
+the hand is where it was seen at the grasp, carried with the palm; one let go is where it was let go until the
+camera sees it again (as UnitreeG1Robot keeps them).
+
+Physics stays MuJoCo's own: the fingers close on the real object and the scene's weld carries it (sim.dex3);
+`ground_truth_pose` is for scoring only (memora sim-bench --poses perceived)."""
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from memora_core.perception.scene import SceneModeller
+from memora_core.perception.scene.objects import entities
+from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
+from memora_core.robot.robot import MotionReport, RobotConfig, SceneObject
+from sim.head_camera import HeadCameraSpec, HeadRGBD
+from sim.robot_backend import SimRobot
+from sim.scene import Layout
+
+# Where an object the tracker has not seen is put in the planning copy of the scene: out of every check.
+UNSEEN_Z = -10.0
+# Frames taken of an object just grasped (at the grasp and after each following move) until one sees it.
+HELD_LOOKS = 3
+# A sighting of the object in the hand further than this (m, horizontally) from where it is believed is not it.
+HELD_JUMP = 0.05
+
+
+def yaw_rotation(yaw: float | None) -> np.ndarray:
+    c, s = (1.0, 0.0) if yaw is None else (float(np.cos(yaw)), float(np.sin(yaw)))
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+class PerceivedSimRobot(SimRobot):
+    def __init__(self, config: RobotConfig, seed: int = 0, objects: list[str] | None = None,
+                 layout: Layout | None = None, camera: HeadCameraSpec | None = None) -> None:
+        self.tracker: ObjectTracker | None = None  # none yet while SimRobot sets itself up
+        super().__init__(config, seed, objects, layout)
+        self.catalogue = scene_catalogue(self.scene)  # every known object, identity and size only
+        self.tracker = ObjectTracker(self.catalogue)
+        self._modeller = SceneModeller(entities(self.catalogue))
+        self._camera = HeadRGBD(self.model, camera or HeadCameraSpec(width=320, height=240), seed=seed)
+        self._yaw: dict[str, float | None] = {}
+        self._held_seen: tuple[SceneObject, np.ndarray, np.ndarray] | None = None  # object, offset, rotation
+        self._let_go: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._held_looks = 0  # frames still to take of the object in the hand until it is seen there
+        self.frames = 0
+        self.refresh()
+
+    # --- perception ----------------------------------------------------------------------------------
+    def refresh(self, keep: bool = False):  # noqa: ANN201 - the names seen, or the SceneModel with `keep`
+        """Render one head RGB-D frame, build its scene model and feed the tracker; the names it saw (the scene
+        model itself with `keep`)."""
+        if self.tracker is None:
+            return None if keep else []
+        scene = self._modeller.observe(self._camera.render(self.data, self.sim_time_s))
+        self.frames += 1
+        seen = self.tracker.update(scene)
+        for p in scene.objects:
+            if p.name in seen:
+                self._yaw[p.name] = p.yaw
+                self._let_go.pop(p.name, None)
+        return scene if keep else seen
+
+    def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
+        report = super()._move_path(targets, times)
+        if self._held_seen is not None and self._held_looks > 0:
+            self._look_at_held()
+        return report
+
+    def _look_at_held(self) -> None:
+        """Look at the object in the hand (after the grasp, and after the moves that follow it until seen): the
+        closing fingers may have shifted it, and where it sits in the hand is where it will be set down."""
+        self._held_looks -= 1
+        name = self.held_object()
+        scene = self.refresh(keep=True)
+        seen = scene.get(name) if scene is not None else None
+        believed = self.object_pose(name)[0]
+        # Only a whole view of it near where it is believed to be: a partial blob (at the image border, behind
+        # the arm) matched by colour alone is not the object in the hand.
+        if (seen is not None and not seen.partial
+                and np.linalg.norm(np.array(seen.position, float)[:2] - believed[:2]) <= HELD_JUMP):
+            obj, _, rot = self._held_seen
+            self._held_seen = (obj, self._hand_offset(np.array(seen.position, float)), rot)
+            self._held_looks = 0
+        self.tracker.forget(name)  # its place is with the hand, not where it was seen
+
+    def _hand_offset(self, point: np.ndarray) -> np.ndarray:
+        """`point` in the frame of the current arm's palm (it moves with the hand as it turns)."""
+        arm = self._held_arm or self.arm
+        return self.hand_rotation(arm).T @ (np.asarray(point, float) - self.hand_position(arm))
+
+    def _in_hand(self, offset: np.ndarray) -> np.ndarray:
+        arm = self._held_arm or self.arm
+        return self.hand_position(arm) + self.hand_rotation(arm) @ offset
+
+    # --- the controller's objects ----------------------------------------------------------------------
+    def scene_objects(self) -> list[SceneObject]:
+        if self.tracker is None:
+            return []
+        out = {o.name: o for o in self.tracker.objects()}
+        for name, (pos, _) in self._let_go.items():
+            out[name] = next(o for o in self.catalogue if o.name == name).model_copy(
+                update={"position": tuple(float(v) for v in pos)})
+        held = self.held_object()
+        if held is not None and self._held_seen is not None:
+            obj, offset, _ = self._held_seen
+            out[held] = obj.model_copy(update={"position": tuple(float(v) for v in self._in_hand(offset))})
+        return list(out.values())
+
+    def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        if name == self.held_object() and self._held_seen is not None:
+            _, offset, rot = self._held_seen
+            return self._in_hand(offset), rot.copy()
+        if name in self._let_go:
+            pos, rot = self._let_go[name]
+            return pos.copy(), rot.copy()
+        for o in self.tracker.objects() if self.tracker is not None else []:
+            if o.name == name and o.position is not None:
+                return np.array(o.position, float), yaw_rotation(self._yaw.get(name))
+        return None
+
+    def ground_truth_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """MuJoCo's pose of `name`: for scoring, never for planning."""
+        return SimRobot.object_pose(self, name)
+
+    def grasp(self, name: str, finger_reach: float = 0.0) -> bool:
+        seen = self.object_pose(name)
+        obj = next((o for o in self.scene_objects() if o.name == name), None)
+        ok = super().grasp(name, finger_reach)
+        if ok and seen is not None and obj is not None:
+            self._held_seen = (obj, self._hand_offset(seen[0]), seen[1])
+            self._let_go.pop(name, None)
+            self._held_looks = HELD_LOOKS
+            self._look_at_held()
+        elif not ok:
+            self.refresh()
+        return ok
+
+    def release(self) -> str | None:
+        name = self.held_object()
+        if name is not None and self._held_seen is not None:
+            _, offset, rot = self._held_seen
+            self._let_go[name] = (self._in_hand(offset), rot)
+        out = super().release()
+        self._held_seen = None
+        self.refresh()
+        return out
+
+    # --- what planning checks against ------------------------------------------------------------------
+    def _qpos_with(self, joints: dict[str, float] | None) -> np.ndarray:
+        """The planning posture (SimRobot._qpos_with) with every object not in the hand where it is perceived,
+        and those not perceived out of the scene."""
+        qpos = super()._qpos_with(joints)
+        if self.tracker is None:
+            return qpos
+        held = self.held_object()
+        for name, body in self._object_body.items():
+            if name == held:
+                continue
+            adr = self.model.jnt_qposadr[self.model.body_jntadr[body]]
+            pose = self.object_pose(name)
+            if pose is None:
+                qpos[adr:adr + 3] = [0.0, 0.0, UNSEEN_Z - 0.1 * body]  # apart, below everything
+                continue
+            quat = np.zeros(4)
+            mujoco.mju_mat2Quat(quat, pose[1].reshape(-1))
+            qpos[adr:adr + 3] = pose[0]
+            qpos[adr + 3:adr + 7] = quat
+        return qpos
+
+    def close(self) -> None:
+        self._camera.close()
+        super().close()
