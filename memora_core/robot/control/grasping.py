@@ -17,6 +17,9 @@ from memora_core.robot.robot import GraspPose, SceneObject
 GraspKey = tuple
 # A finger grasp needs the object's top at least this far into the space the thumb sweeps (m).
 THUMB_OVERLAP = 0.005
+# A tilted finger grasp (fingers slanting down) is only taken where its palm need not be raised more than this
+# (m) above the grip's own height to keep the fingertips off the table: higher, the fingers land on the top.
+TILT_RAISE = 0.005
 # A pre-shaped hand's thumb and fingers keep this far from the object they go for (m).
 PRESHAPE_MARGIN = 0.006
 
@@ -100,6 +103,9 @@ class GraspChooser:
                                               palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm))
                             grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
                                                           obj.half_up(rot), wide)
+                            raised = self.c.table_z + pose.min_palm_height - grasp_pt[2]
+                            if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0:
+                                continue  # a tilted hand held higher than its grip would land its fingers on top
                             grasp_pt[2] = max(grasp_pt[2], self.c.table_z + pose.min_palm_height)
                             if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg,
                                                                     arm) + THUMB_OVERLAP:
