@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,13 +53,15 @@ class DemoConfig(BaseModel):
     demo_seed: int = 0
     sessions: int = Field(default=3, ge=1)
     routines: list[str]
-    layout_seed: int = 1002
+    layout_seed: int = Field(description="the execution kitchen's layout seed (both tasks, one kitchen)")
     regression_first_seed: int = 1000  # `make sim-regression` layouts: this seed and the next ones
     camera_speed: float = Field(default=4.0, ge=0)
     # Who forms the memory from the demonstrations: `camera` (pixels + the video's audio track) or the `sim`
     # oracle (the recorded simulator state). The robot knows the execution kitchen from the simulator.
     perception: str = Field(default="sim", description="memory writer perception backend (camera | sim)")
-    robot_perception: str = Field(default="sim", description="what the robot's object knowledge comes from")
+    robot_perception: Literal["sim", "camera"] = Field(
+        default="sim", description="where the robot's object poses come from: the simulator's ground truth (sim) or "
+        "its head RGB-D camera's scene model (camera; robot_configs/robots/sim_g1_perceived.yaml)")
     speech: dict[str, object] = Field(default_factory=lambda: {"voice": "en", "words_per_minute": 130})
     tasks: list[DemoTask]
 
@@ -95,13 +98,11 @@ def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
 
 
 def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None,
-                     perception: str | None = None) -> DemoConfig:
+                     perception: str | None = None, robot_perception: str | None = None) -> DemoConfig:
+    """The demo's config; the command line's values, where given, replace the file's."""
     cfg = DemoConfig.model_validate(load_yaml(path))
-    if layout_seed is not None:
-        cfg.layout_seed = layout_seed
-    if perception is not None:
-        cfg.perception = perception
-    return cfg
+    overrides = {"layout_seed": layout_seed, "perception": perception, "robot_perception": robot_perception}
+    return DemoConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
 class DemoRun:
@@ -138,7 +139,7 @@ class DemoRun:
                 "run_dir": str(self.run_dir), "demo_root": str(self.run_dir / "demos"),
                 "layout_seed": str(self.cfg.layout_seed), "driver": "demo", "tasks": json.dumps(self.tasks),
                 "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed),
-                "perception": self.cfg.perception}
+                "perception": self.cfg.perception, "robot_perception": self.cfg.robot_perception}
 
     def finish(self, code: int) -> bool:
         """Write summary.json and report.html, print the summary; True when the graph exited 0 and every task
@@ -176,9 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default=None, help="run name (runs/<name>)")
     ap.add_argument("--perception", choices=["camera", "sim"], default=None,
                     help="who forms the memory from the demonstrations (overrides the config)")
+    ap.add_argument("--robot-perception", choices=["camera", "sim"], default=None,
+                    help="where the robot's object poses come from (overrides the config)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    cfg = load_demo_config(args.config, args.layout_seed, args.perception)
+    cfg = load_demo_config(args.config, args.layout_seed, args.perception, args.robot_perception)
     run = DemoRun(cfg, args.runs / (args.name or cfg.run_name)).prepare()
     return 0 if run.finish(run_graph(run)) else 1
 

@@ -87,6 +87,11 @@ class SimRobot(Robot):
     def scene_objects(self) -> list[SceneObject]:
         return [self._scene_object(name) for name in self.layout.poses]
 
+    def ground_truth_objects(self) -> list[SceneObject]:
+        """Every object where MuJoCo has it: what scoring and the ground-truth topic read, also on a subclass
+        whose controller-facing `scene_objects()` are perceived (sim.perceived_robot)."""
+        return SimRobot.scene_objects(self)
+
     def _scene_object(self, name: str) -> SceneObject:
         spec = self.scene.object(name)
         pos = self.data.xpos[self._object_body[name]]

@@ -190,7 +190,7 @@ class PhysicsConfig(_Cfg):
 
 
 class RobotConfig(_Cfg):
-    type: Literal["sim", "unitree_g1"]
+    type: Literal["sim", "sim_perceived", "unitree_g1"]  # sim_perceived: the sim planning from its head camera
     scene: str = "scenes/kitchen.yaml"
     arm: Literal["right", "left"] = "right"      # the default arm
     arms: list[Literal["right", "left"]] = Field(default_factory=lambda: ["right", "left"])  # arms the controller may use

@@ -245,6 +245,7 @@ class Robot(ABC):
 # type → "module:Class"; imported only when that backend is made.
 ROBOT_REGISTRY: dict[str, str] = {
     "sim": "sim.robot_backend:SimRobot",
+    "sim_perceived": "sim.perceived_robot:PerceivedSimRobot",
     "unitree_g1": "memora_core.robot.backends.unitree_g1:UnitreeG1Robot",
 }
 

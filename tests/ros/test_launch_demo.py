@@ -25,3 +25,30 @@ def test_demo_run_arguments_make_graph_yaml_the_demo_graph(tmp_path):
     assert camera["videos"] == [str(v) for v in run.videos]
     assert graph.param_overrides(nodes["controller"], values)["layout_seed"] == 1005
 
+
+
+def _controller_robot_config(graph, run: DemoRun) -> str:
+    """The robot_config the controller's parameter files give it, the last file that sets it winning (as ROS does)."""
+    import yaml
+
+    values = graph.argument_values(run.graph_arguments())
+    controller = next(n for n in graph.nodes_for(values) if n.name == "controller")
+    found = [yaml.safe_load(f.read_text())["/**"]["ros__parameters"].get("robot_config")
+             for f in graph.param_files(controller, values)]
+    return [r for r in found if r][-1]
+
+
+def test_robot_perception_camera_gives_the_controller_the_perceived_robot(tmp_path):
+    graph = load_graph(GRAPH_FILE)
+    camera = DemoRun(load_demo_config(robot_perception="camera"), tmp_path / "a")
+    assert _controller_robot_config(graph, camera) == "sim_g1_perceived"
+    assert _controller_robot_config(graph, DemoRun(load_demo_config(), tmp_path / "b")) == "sim_g1"
+
+
+def test_sim_g1_perceived_is_the_camera_planning_sim_with_sim_g1s_body():
+    from memora_core.robot import load_robot_config
+    from memora_core.robot.robot import ROBOT_REGISTRY
+
+    perceived, truth = load_robot_config("sim_g1_perceived"), load_robot_config("sim_g1")
+    assert perceived.type == "sim_perceived" and ROBOT_REGISTRY["sim_perceived"].startswith("sim.perceived_robot:")
+    assert perceived.model_dump(exclude={"type"}) == truth.model_dump(exclude={"type"})

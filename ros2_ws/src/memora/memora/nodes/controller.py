@@ -70,7 +70,7 @@ class ControllerParams(BaseModel):
 
 def _backend_kwargs(p: ControllerParams, cfg: Any, scene: Any) -> dict[str, Any]:
     """make_robot's keyword arguments for the backend the robot config names."""
-    if cfg.type == "sim":
+    if cfg.type in ("sim", "sim_perceived"):
         from sim.scene import Layout
         from sim.scene.layout import sample_layout
 
@@ -166,7 +166,7 @@ class ControllerNode(Node):
         self.create_timer(1.0 / self.p.sim_topics_hz, self._idle_ground_truth)
 
     def _ground_truth(self) -> None:
-        objs = {o.name: [round(v, 4) for v in o.position] for o in self.robot.scene_objects()}
+        objs = {o.name: [round(v, 4) for v in o.position] for o in self.robot.ground_truth_objects()}
         self.gt_pub.publish(String(data=json.dumps({"sim_time_s": round(self.robot.sim_time_s, 3),
                                                     "held": self.robot.held_object(), "objects": objs})))
 
