@@ -157,18 +157,21 @@ def opening_path(side: Side | str, start: list[float], postures: HandPostures | 
 
 
 def letting_go_path(side: Side | str, measured: list[float], postures: HandPostures | None = None,
-                    steps: int = 10) -> list[list[float]]:
+                    steps: int = 10, thumb_first: bool = False) -> list[list[float]]:
     """How a hand lets go of what it holds: first the measured posture (the digits stop pressing where they
-    are), then the index and middle open in `steps` steps, then the thumb. A thumb closed on an object presses
-    it toward the fingers: opened together (or the fingers first without relaxing) it pushes the object off
-    its spot as the fingers give way (measured in MuJoCo: a can let go into a bowl landed 3.8 cm off centre
-    that way, 0.3 cm this way)."""
+    are), then the index and middle open in `steps` steps, then the thumb (`thumb_first`: the other way round).
+    A thumb closed on an object presses it toward the fingers: opened together (or the fingers first without
+    relaxing) it pushes the object off its spot as the fingers give way (measured in MuJoCo: a can let go into
+    a bowl from a level hand landed 3.8 cm off centre that way, 0.3 cm this way). Fingers slanting down under
+    the object (a tilted grasp) must stay until the thumb has let it drop: straightening first they push it
+    (7.3 cm off, 4.6 thumb first)."""
     opened = (postures or HandPostures()).open(side)
     n = max(1, int(steps))
     q = list(measured)
     out = [list(q)]
-    for group in ([i for i, j in enumerate(FINGER_JOINTS) if not j.startswith("thumb")],
-                  [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]):
+    groups = [[i for i, j in enumerate(FINGER_JOINTS) if not j.startswith("thumb")],
+              [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]]
+    for group in groups[::-1] if thumb_first else groups:
         start = list(q)
         for k in range(1, n + 1):
             for i in group:
