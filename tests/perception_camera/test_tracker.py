@@ -2,7 +2,8 @@
 alone, deterministic): a pick and a put with their times, a put into a container, a pour (a brief rest in a
 container, taken up again), an object hidden by the hand and found again at its place (no action), a
 look-alike that stays where it is while its twin is moved, a put timed by its first sighting at the new place,
-an object followed in the hand into a container it vanishes in."""
+an object followed in the hand into a container it vanishes in, an object found elsewhere with no hand there
+(lost by the tracker, not moved)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -146,3 +147,17 @@ def test_carried_once_is_not_enough() -> None:
     frames += [(2.0, moved(2.0) + [_held(_s(2.0, 225, 140, "yellow", "spoon"))], _hand_at(225, 140))]
     frames += [(t, moved(t), None) for t in np.arange(2.5, 12.0, 0.5)]
     assert _run(tr, frames) == []
+
+
+def test_found_elsewhere_with_no_hand_there_is_not_a_move() -> None:
+    """The spoon is lost from its place while the hand passes by, then shows at rest elsewhere with no hand near
+    and was never seen in the hand (the tracker lost it as the view turned): no action, and it is found there."""
+    tr = _tracker()
+    no_hand = np.zeros((240, 320), bool)
+    frames = [(t, SCENE(t), no_hand) for t in (0.0, 0.5, 1.0)]
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), no_hand)]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], no_hand) for t in (2.5, 3.0, 3.5, 4.0)]
+    assert _run(tr, frames) == []
+    spoon = [x for x in tr.tracks if x.alive and x.colour == "yellow"]
+    assert len(spoon) == 1 and np.linalg.norm(spoon[0].pos - [150, 60]) < 5 and spoon[0].missing_since is None

@@ -66,6 +66,7 @@ class Track:
     pending: list = field(default_factory=list)
     pending_until: float = 0.0
     in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
+    hand_at_start: bool = False       # the hand was at its place when it was first seen there
     carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
 
     def vote(self, s: Sighting) -> None:
@@ -214,7 +215,7 @@ class VideoTracker:
         for j, s in enumerate(sightings):
             if j not in used_s:
                 tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t,
-                           in_hand=s.touches_hand)
+                           in_hand=s.touches_hand, hand_at_start=s.touches_hand or self._hand_near(hand, s.centre))
                 tr.vote(s)
                 self.tracks.append(tr)
         # 3. candidates that stay still come to rest: a new object, or one taken earlier, moved here
@@ -290,22 +291,29 @@ class VideoTracker:
                 and t - tr.missing_since < self.moved_confirm_s:
             tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
             return []  # back where it was soon: hidden by the hand, or put back untouched
-        return self._moved(tr, new.pos.copy(), self._arrived(new, tr))
+        arrived, by_hand = self._arrived(new, tr)
+        if not by_hand and not tr.carried:
+            # it showed at the new place with no hand there and was never seen in the hand: things move only with
+            # the hand, so this is the object itself, lost by the tracker (the view turned): found, not moved
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            return []
+        return self._moved(tr, new.pos.copy(), arrived)
 
-    def _arrived(self, new: Track, taken: Track) -> float:
+    def _arrived(self, new: Track, taken: Track) -> tuple[float, bool]:
         """When the moved object first showed at the place where it came to rest: going back from its first
         sighting there through the short-lived like-looking sightings at that place (still under the hand, or
-        part hidden by it) while they follow one another frame by frame, not before it was taken."""
-        t = new.first_seen
+        part hidden by it) while they follow one another frame by frame, not before it was taken; and whether
+        the hand was there at any of them."""
+        t, hand = new.first_seen, new.hand_at_start
         gap = 1.5 * self.dt
         while True:
-            prev = [c.first_seen for c in self.tracks if c.state == "gone" and c.id != new.id
+            prev = [c for c in self.tracks if c.state == "gone" and c.id != new.id
                     and taken.missing_since <= c.first_seen < t and t - gap <= c.last_seen < t
                     and np.linalg.norm(c.pos - new.pos) < self.tol
                     and self.look_cost(c, new.colour, new.category) < self.max_look]
             if not prev:
-                return t
-            t = min(prev)
+                return t, hand
+            t, hand = min(c.first_seen for c in prev), hand or any(c.hand_at_start for c in prev)
 
     def _moved(self, tr: Track, pos: np.ndarray, rest_s: float) -> list[Event]:
         """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
