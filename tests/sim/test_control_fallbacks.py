@@ -93,3 +93,25 @@ def test_an_object_that_cannot_be_lowered_back_where_it_stood_goes_down_on_a_fre
     assert abs(pos[2] - origin[2]) < 0.01, "the can was dropped or lies over"
     assert 0.01 < np.linalg.norm(pos[:2] - origin[:2]) < ctl.cfg.motion.table_spot_radius + 0.03
     assert not ctl.c.scene.fell_over(ctl.c.resolver.require("fanta can"), rot)
+
+
+def test_a_release_point_out_of_reach_with_the_grasp_orientation_is_probed_with_the_hand_free_to_turn(ctl):
+    """Holding the grasp's hand orientation, no probe above the bowl solves (injected: as for a far corner with
+    a pitched grasp): the release point is found with the relaxed orientation the carry also falls back to, and
+    the place succeeds (after the other arm, holding it the same way, could not either)."""
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can")).success
+    arm, real, strict = ctl.c.arm, ctl.c.arm.plan_line, []
+    bowl = ctl.robot.object_pose("yellow bowl")[0]
+
+    def plan_line(point, ignore, what, *args, **kwargs):
+        near_bowl = np.linalg.norm(np.asarray(point, float)[:2] - bowl[:2]) < 0.08
+        if what in ("carry", "carry level") and near_bowl and ctl.c.state.held_cost is None:
+            strict.append(what)
+            raise PrimitiveFailure.no_ik(what, np.asarray(point, float), 0.05, ctl.cfg.ik.tolerance)
+        return real(point, ignore, what, *args, **kwargs)
+
+    arm.plan_line = plan_line
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="fanta can", target="in yellow bowl"))
+    assert strict, "the strict orientation was never tried"
+    assert res.success, res.detail
+    assert ctl.robot.held_object() is None

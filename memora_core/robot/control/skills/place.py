@@ -47,9 +47,14 @@ class PlaceSkill:
             try:  # a free table spot this arm cannot lower onto: the next free one
                 release, goal, target_xy = self.next_table_spot(obj, target.spots[1:], ignore, slack, first)
             except PrimitiveFailure:
-                if not c.putdown.hand_off(obj):
-                    raise first from None
-                release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+                # The other arm, else this one with the hand free to turn; each with that as its last resort.
+                if c.putdown.hand_off(obj):
+                    release, goal = self.release_point(obj, goal, ignore, slack, receptacle, relax=True)
+                else:
+                    try:
+                        release, goal = self.release_point(obj, goal, ignore, slack, receptacle, relax=True)
+                    except PrimitiveFailure:
+                        raise first from None
         spots = [s for s in target.spots if np.linalg.norm(s - target_xy) > 1e-6]
         # Into a container: the held object coming to rest on what is already in it stops the hand a little
         # short; letting go there still drops it into the container (checked below).
@@ -123,10 +128,12 @@ class PlaceSkill:
         raise failure
 
     def release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str], slack: float = 0.0,
-                      receptacle: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      receptacle: str | None = None, relax: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(palm point where the held object's bottom is just above the landing point, landing point), after
         checking that the current arm can lower it there without touching anything else. The landing point is
-        `goal`, else one shifted by `slack` toward each side (a neighbour may crowd one side of a bowl)."""
+        `goal`, else one shifted by `slack` toward each side (a neighbour may crowd one side of a bowl).
+        `relax`: when none is found holding the grasp's hand orientation, probe again with the hand free to turn
+        (as the carry then turns it)."""
         c, m = self.c, self.cfg.motion
         hang = c.scene.hang(obj.name)
         shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
@@ -142,19 +149,25 @@ class PlaceSkill:
             shifts.sort(key=away)
             above_rim = max(0.0, max(top for _, top in inside) - goal[2])
             drops = [above_rim + d for d in m.container_drops]
-        failure = None
-        for drop, shift in [(d, s) for d in drops for s in shifts]:
-            land = goal + shift + np.array([0.0, 0.0, drop])
-            release = land + np.array([0, 0, c.scene.held_half_up(obj) + m.release_gap]) + hang
-            for z in c.arm.cruise_levels():
-                above = np.array([release[0], release[1], z])
-                try:
-                    # The carry may re-posture to get there: probe with a fresh posture too.
-                    q_above = c.arm.plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
-                    c.arm.plan_line(release, ignore, "lower", q_above, above)
-                    return release, land
-                except PrimitiveFailure as f:
-                    failure = failure or f
+        failure, state = None, c.state
+        costs = [None] + ([m.relaxed_held_orientation_cost] if relax and self.robot.held_object() else [])
+        held_cost = state.held_cost
+        try:
+            for cost, drop, shift in [(r, d, s) for r in costs for d in drops for s in shifts]:
+                state.held_cost = cost if cost is not None else held_cost
+                land = goal + shift + np.array([0.0, 0.0, drop])
+                release = land + np.array([0, 0, c.scene.held_half_up(obj) + m.release_gap]) + hang
+                for z in c.arm.cruise_levels():
+                    above = np.array([release[0], release[1], z])
+                    try:
+                        # The carry may re-posture to get there: probe with a fresh posture too.
+                        q_above = c.arm.plan_line(above, ignore, "carry", start_xyz=above, fresh=True)[-1]
+                        c.arm.plan_line(release, ignore, "lower", q_above, above)
+                        return release, land
+                    except PrimitiveFailure as f:
+                        failure = failure or f
+        finally:
+            state.held_cost = held_cost
         raise failure
 
     def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
