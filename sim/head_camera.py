@@ -9,6 +9,7 @@ quantised to the driver's 1 mm depth unit. The robot's visual meshes can be hidd
 real pipeline masks the robot's own body out of its depth (self-filtering from the robot model)."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import mujoco
@@ -72,8 +73,18 @@ def render_pair(renderer: mujoco.Renderer, data: mujoco.MjData, camera: str,
     return rgb, z
 
 
+def release_gl_context() -> None:
+    """Leave no GL context current on this thread (EGL; the other GL backends keep theirs), so the next frame may
+    be rendered on another thread."""
+    egl = sys.modules.get("mujoco.egl")
+    if egl is not None and getattr(egl, "EGL_DISPLAY", None) is not None:
+        egl.EGL.eglMakeCurrent(egl.EGL_DISPLAY, egl.EGL.EGL_NO_SURFACE, egl.EGL.EGL_NO_SURFACE, egl.EGL.EGL_NO_CONTEXT)
+
+
 class HeadRGBD:
-    """Renders RGB-D frames from the head camera of a model (one GL context per instance; not thread-safe)."""
+    """Renders RGB-D frames from the head camera of a model, on any thread, one at a time: a controller node builds
+    the robot on one thread and steps it on another, and an EGL context current on one thread cannot be made
+    current on another, so each frame lets go of the context when it is done (`release_gl_context`)."""
 
     def __init__(self, model: mujoco.MjModel, spec: HeadCameraSpec | None = None, seed: int = 0) -> None:
         from sim.g1 import HEAD_CAMERA
@@ -81,13 +92,17 @@ class HeadRGBD:
         self.model, self.spec, self.camera = model, spec or HeadCameraSpec(), HEAD_CAMERA
         s = self.spec
         self._renderer = mujoco.Renderer(model, s.height, s.width)
+        release_gl_context()
         self._option = mujoco.MjvOption()
         self._option.geomgroup[2] = 0 if s.hide_robot else 1  # the robot's visual meshes are group 2
         self._rng = np.random.default_rng(seed)
         self.intrinsics = intrinsics(model, self.camera, s.width, s.height)
 
     def render(self, data: mujoco.MjData, stamp_s: float = 0.0) -> RGBDFrame:
-        rgb, z = render_pair(self._renderer, data, self.camera, self._option)
+        try:
+            rgb, z = render_pair(self._renderer, data, self.camera, self._option)
+        finally:
+            release_gl_context()
         return sensor_frame(rgb, z, self.spec, self._rng, self.intrinsics, optical_pose(data, self.camera), stamp_s)
 
     def close(self) -> None:
