@@ -47,7 +47,7 @@ class PerceivedSimRobot(SimRobot):
         self._modeller = SceneModeller(entities(self.catalogue))
         self._camera = HeadRGBD(self.model, camera or HeadCameraSpec(width=320, height=240), seed=seed)
         self._yaw: dict[str, float | None] = {}
-        self._held_seen: tuple[SceneObject, np.ndarray, np.ndarray] | None = None  # object, offset, rotation
+        self._held_seen: tuple[SceneObject, np.ndarray, np.ndarray] | None = None  # object, offset, rotation (palm frame)
         self._let_go: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._held_looks = 0  # frames still to take of the object in the hand until it is seen there
         self.frames = 0
@@ -100,6 +100,10 @@ class PerceivedSimRobot(SimRobot):
         arm = self._held_arm or self.arm
         return self.hand_position(arm) + self.hand_rotation(arm) @ offset
 
+    def _turned_with_hand(self, rot_in_palm: np.ndarray) -> np.ndarray:
+        """A held object's orientation: the grasp is rigid, so it turns as the palm turns (a pour tips it)."""
+        return self.hand_rotation(self._held_arm or self.arm) @ rot_in_palm
+
     # --- the controller's objects ----------------------------------------------------------------------
     def scene_objects(self) -> list[SceneObject]:
         if self.tracker is None:
@@ -117,7 +121,7 @@ class PerceivedSimRobot(SimRobot):
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
         if name == self.held_object() and self._held_seen is not None:
             _, offset, rot = self._held_seen
-            return self._in_hand(offset), rot.copy()
+            return self._in_hand(offset), self._turned_with_hand(rot)
         if name in self._let_go:
             pos, rot = self._let_go[name]
             return pos.copy(), rot.copy()
@@ -135,7 +139,8 @@ class PerceivedSimRobot(SimRobot):
         obj = next((o for o in self.scene_objects() if o.name == name), None)
         ok = super().grasp(name, finger_reach)
         if ok and seen is not None and obj is not None:
-            self._held_seen = (obj, self._hand_offset(seen[0]), seen[1])
+            palm = self.hand_rotation(self._held_arm or self.arm)
+            self._held_seen = (obj, self._hand_offset(seen[0]), palm.T @ seen[1])
             self._let_go.pop(name, None)
             self._held_looks = HELD_LOOKS
             self._look_at_held()
@@ -147,7 +152,7 @@ class PerceivedSimRobot(SimRobot):
         name = self.held_object()
         if name is not None and self._held_seen is not None:
             _, offset, rot = self._held_seen
-            self._let_go[name] = (self._in_hand(offset), rot)
+            self._let_go[name] = (self._in_hand(offset), self._turned_with_hand(rot))
         out = super().release()
         self._held_seen = None
         self.refresh()
