@@ -4,22 +4,14 @@ carry whose straight moves all fail is planned instead."""
 import numpy as np
 import pytest
 
-from memora_core.robot import make_robot
-from memora_core.robot.control import FailureCause, PrimitiveFailure, RuleBasedController
+from memora_core.robot.control import FailureCause, PrimitiveFailure
 from memora_core.schemas import PlanStep
-from sim.scene import Layout
 
 pytest.importorskip("ompl")
 pytestmark = pytest.mark.sim
 
 OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0), "yellow bowl": (0.45, 0.15, 0.0)}
 
-
-@pytest.fixture
-def ctl():
-    robot = make_robot("sim_g1", layout=Layout(seed=0, poses=OBJS))
-    yield RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
-    robot.close()
 
 
 def test_a_planned_move_reaches_its_point_and_failures_are_typed(ctl):

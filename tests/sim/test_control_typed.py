@@ -9,18 +9,11 @@ from memora_core.robot.control import FailureCause, FailureReason, PrimitiveFail
 from memora_core.robot.control.recovery import MakeRoom, TuckAndRetry
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.schemas import PlanStep
-from sim.scene import Layout
 
 pytestmark = pytest.mark.sim
 
 OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0), "bread": (0.76, 0.35, 0.0)}
 
-
-@pytest.fixture
-def ctl():
-    robot = make_robot("sim_g1", layout=Layout(seed=0, poses=OBJS))
-    yield RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
-    robot.close()
 
 
 def test_a_missing_object_is_typed_object_missing(ctl):
