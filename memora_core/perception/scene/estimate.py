@@ -13,7 +13,9 @@ from memora_core.perception.scene.types import PerceivedObject, Shape
 
 TOP_BAND_M = 0.006     # points this close to the top are the top face (or a container's rim)
 BOX_FILL = 0.90        # a footprint filling at least this much of its rectangle is a box (a disc fills pi/4)
-RIM_COVER = 0.45       # a top that covers less than this of the footprint is a rim: an open container
+RIM_COVER = 0.45       # a top that covers less than this of the footprint is a rim (open container) or a cap
+RING_HOLE = 0.5        # a rim is a ring: no top point within this × the radius of its centre (a disc's top has ~25 %)
+RING_HOLE_SHARE = 0.05  # ... at most this share of them, for noise
 TOP_QUANTILE = 0.98    # of the heights: the top, robust to a stray point
 
 
@@ -32,6 +34,16 @@ def _top_cover(xy: np.ndarray, top: np.ndarray, cell: float) -> float:
     tops = np.zeros(shape, np.uint8)
     tops[ij[top, 0], ij[top, 1]] = 1
     return float(tops.sum()) / max(1.0, float(foot.sum()))
+
+
+def _top_is_ring(xy: np.ndarray, top: np.ndarray, radius: float) -> bool:
+    """True when the top-band points form a ring with an empty middle (an open container's rim), False when they
+    fill a disc (a closed top seen sparsely from afar: few pixels cover few cells, yet it is no rim)."""
+    if radius <= 0 or top.sum() < 10:
+        return True  # too few to tell: keep the cover's verdict
+    centre, _ = fit_circle(xy[top])
+    inner = np.linalg.norm(xy[top] - centre, axis=1) < RING_HOLE * radius
+    return float(inner.mean()) <= RING_HOLE_SHARE
 
 
 def fit_circle(xy: np.ndarray) -> tuple[np.ndarray, float]:
@@ -59,9 +71,10 @@ def estimate(points: np.ndarray, blob: Blob, normal: np.ndarray, table_z: float,
         yaw = math.radians(angle if w >= l else angle + 90.0)
         yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2
     else:
-        shape = Shape.CONTAINER if _top_cover(xy, top, cell_m) < RIM_COVER else Shape.CYLINDER
         yaw = None
         d = (long_side + short_side) / 2  # a disc's rectangle is a square: its side is the diameter
+        open_top = _top_cover(xy, top, cell_m) < RIM_COVER and _top_is_ring(xy, top, d / 2)
+        shape = Shape.CONTAINER if open_top else Shape.CYLINDER
         if shape is Shape.CONTAINER and top.sum() >= 10:
             # The rim is a ring seen from above: a circle through it finds the centre even when a neighbour
             # or the image border hides part of the container.
