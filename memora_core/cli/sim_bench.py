@@ -55,9 +55,10 @@ def _trial(seed: int, robot_cfg: str, poses: str = "truth") -> dict:
     # Success: every step succeeded (the object landed within tolerance) and no distractor was knocked over.
     ok = all(r.success for r in results) and not knocked
     error = results[-1].placement_error_m
-    if poses != "truth":
-        # The controller measured its placement from what it saw: score it on where the object really is, within
-        # the tolerance the controller uses for a place into a container.
+    if hasattr(robot, "ground_truth_pose"):
+        # The controller measured its placement from what it saw (--poses perceived, or a perceiving robot config
+        # such as sim_g1_perceived): score it on where the object really is, within the tolerance the controller
+        # uses for a place into a container.
         from memora_core.robot.robot import SceneObject
 
         bowl = SceneObject.from_spec(robot.scene.object(target))

@@ -40,3 +40,21 @@ def test_the_controller_sees_only_what_the_camera_saw():
         assert robot.object_pose("bread") is None        # known to the catalogue, not on the table
     finally:
         robot.close()
+
+
+def test_a_perceiving_robot_config_is_scored_on_ground_truth(monkeypatch):
+    """`--robot sim_g1_perceived` (the registry's perceiving sim, palm grasps) is scored like `--poses perceived`:
+    the placement error is where MuJoCo has the object, not where the controller believes it put it."""
+    import numpy as np
+
+    from memora_core.cli import sim_bench
+    from sim.perceived_robot import PerceivedSimRobot
+
+    made = []
+    original = sim_bench._make
+    monkeypatch.setattr(sim_bench, "_make", lambda *a: made.append(original(*a)) or made[-1])
+    trial = sim_bench._trial(1, "sim_g1_perceived")
+    robot = made[0]
+    assert isinstance(robot, PerceivedSimRobot) and trial["success"], trial
+    real = np.hypot(*(robot.ground_truth_pose(trial["object"])[0][:2] - robot.ground_truth_pose(trial["target"])[0][:2]))
+    assert trial["placement_error_m"] == float(real)
