@@ -92,6 +92,10 @@ class SimRobot(Robot):
         whose controller-facing `scene_objects()` are perceived (sim.perceived_robot)."""
         return SimRobot.scene_objects(self)
 
+    def ground_truth_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """MuJoCo's pose of `name` (scoring only; equal to `object_pose` unless a subclass perceives)."""
+        return SimRobot.object_pose(self, name)
+
     def _scene_object(self, name: str) -> SceneObject:
         spec = self.scene.object(name)
         pos = self.data.xpos[self._object_body[name]]

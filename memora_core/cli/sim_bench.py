@@ -15,15 +15,14 @@ log = logging.getLogger(__name__)
 
 
 def _make(robot_cfg: str, seed: int, poses: str):
-    """The trial's robot: ground-truth object poses, or the head camera's (sim.perceived_robot)."""
-    from memora_core.robot import make_robot
+    """The trial's robot: the config's own, or (`perceived`) the same body planning from its head camera (the
+    registry's `sim_perceived`: sim.perceived_robot)."""
+    from memora_core.robot import load_robot_config, make_robot
 
-    if poses == "truth":
-        return make_robot(robot_cfg, seed=seed)
-    from memora_core.robot import load_robot_config
-    from sim.perceived_robot import PerceivedSimRobot
-
-    return PerceivedSimRobot(load_robot_config(robot_cfg), seed=seed)
+    config = load_robot_config(robot_cfg)
+    if poses == "perceived":
+        config = config.model_copy(update={"type": "sim_perceived"})
+    return make_robot(config, seed=seed)
 
 
 def _trial(seed: int, robot_cfg: str, poses: str = "truth") -> dict:
@@ -34,7 +33,7 @@ def _trial(seed: int, robot_cfg: str, poses: str = "truth") -> dict:
     from memora_core.schemas import PlanStep
 
     robot = _make(robot_cfg, seed, poses)
-    truth = getattr(robot, "ground_truth_pose", robot.object_pose)  # scoring only
+    truth = robot.ground_truth_pose  # scoring only
     names = list(robot.layout.poses)
     rng = np.random.default_rng(10_000 + seed)
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
@@ -55,16 +54,16 @@ def _trial(seed: int, robot_cfg: str, poses: str = "truth") -> dict:
     # Success: every step succeeded (the object landed within tolerance) and no distractor was knocked over.
     ok = all(r.success for r in results) and not knocked
     error = results[-1].placement_error_m
-    if hasattr(robot, "ground_truth_pose"):
+    if robot.perceived_scene:
         # The controller measured its placement from what it saw (--poses perceived, or a perceiving robot config
         # such as sim_g1_perceived): score it on where the object really is, within the tolerance the controller
         # uses for a place into a container.
+        from memora_core.robot.control.targets import into_tolerance
         from memora_core.robot.robot import SceneObject
 
         bowl = SceneObject.from_spec(robot.scene.object(target))
         error = float(np.hypot(*(after[obj][:2] - after[target][:2])))
-        tol = max(robot.config.motion.place_tolerance, 0.8 * bowl.radius)
-        ok = ok and error <= tol
+        ok = ok and error <= into_tolerance(robot.config.motion.place_tolerance, bowl.radius)
     fail = next((r for r in results if not r.success), None)
     robot.close()
     return {"seed": seed, "object": obj, "target": target, "success": ok,

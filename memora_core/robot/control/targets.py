@@ -21,6 +21,12 @@ class PlaceTarget:
     spots: list[np.ndarray] = field(default_factory=list)  # the free table spots found (first = `point`)
 
 
+
+def into_tolerance(place_tolerance: float, receptacle_radius: float) -> float:
+    """How far (m) from a receptacle's centre a thing put into it may land: most of its radius, at least the
+    plain place tolerance."""
+    return max(place_tolerance, 0.8 * receptacle_radius)
+
 def place_target(c: ControlContext, target: str, relation: str | None, obj: SceneObject | None = None) -> PlaceTarget:
     m = c.cfg.motion
     region = c.regions.get(target.lower())
@@ -59,5 +65,5 @@ def place_target(c: ControlContext, target: str, relation: str | None, obj: Scen
     rim = pos[2] + rec.half_height
     # 'on' a container (a bowl, a cup) means into it: the plan's wording often says "put X on the bowl".
     into = relation == "in" or rec.container
-    tol = max(m.place_tolerance, rec.radius * 0.8) if into else m.place_tolerance
+    tol = into_tolerance(m.place_tolerance, rec.radius) if into else m.place_tolerance
     return PlaceTarget(np.array([pos[0], pos[1], rim]), tol, rec.name)
