@@ -48,13 +48,13 @@ class PlaceSkill:
                 release, goal, target_xy = self.next_table_spot(obj, target.spots[1:], ignore, slack, first)
             except PrimitiveFailure:
                 # The other arm, else this one with the hand free to turn; each with that as its last resort.
-                if c.putdown.hand_off(obj):
+                handed = c.putdown.hand_off(obj)
+                try:
                     release, goal = self.release_point(obj, goal, ignore, slack, receptacle, relax=True)
-                else:
-                    try:
-                        release, goal = self.release_point(obj, goal, ignore, slack, receptacle, relax=True)
-                    except PrimitiveFailure:
-                        raise first from None
+                except PrimitiveFailure:
+                    if handed:
+                        raise
+                    raise first from None
         spots = [s for s in target.spots if np.linalg.norm(s - target_xy) > 1e-6]
         # Into a container: the held object coming to rest on what is already in it stops the hand a little
         # short; letting go there still drops it into the container (checked below).
