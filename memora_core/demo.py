@@ -62,6 +62,10 @@ class DemoConfig(BaseModel):
     robot_perception: Literal["sim", "camera"] = Field(
         default="sim", description="where the robot's object poses come from: the simulator's ground truth (sim) or "
         "its head RGB-D camera's scene model (camera; robot_configs/robots/sim_g1_perceived.yaml)")
+    robot: Literal["sim", "g1"] = Field(
+        default="sim", description="which robot runs the tasks: the MuJoCo G1 driven in-process (sim) or the Unitree G1 "
+        "backend over DDS (g1: LowCmd/LowState, Dex3 hands, head RGB-D scene model; here against the Unitree sim "
+        "bridge, exactly the code a real G1 runs; robot_configs/robots/unitree_g1.yaml)")
     speech: dict[str, object] = Field(default_factory=lambda: {"voice": "en", "words_per_minute": 130})
     tasks: list[DemoTask]
 
@@ -98,10 +102,12 @@ def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
 
 
 def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None,
-                     perception: str | None = None, robot_perception: str | None = None) -> DemoConfig:
+                     perception: str | None = None, robot_perception: str | None = None,
+                     robot: str | None = None) -> DemoConfig:
     """The demo's config; the command line's values, where given, replace the file's."""
     cfg = DemoConfig.model_validate(load_yaml(path))
-    overrides = {"layout_seed": layout_seed, "perception": perception, "robot_perception": robot_perception}
+    overrides = {"layout_seed": layout_seed, "perception": perception, "robot_perception": robot_perception,
+                 "robot": robot}
     return DemoConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
@@ -139,7 +145,8 @@ class DemoRun:
                 "run_dir": str(self.run_dir), "demo_root": str(self.run_dir / "demos"),
                 "layout_seed": str(self.cfg.layout_seed), "driver": "demo", "tasks": json.dumps(self.tasks),
                 "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed),
-                "perception": self.cfg.perception, "robot_perception": self.cfg.robot_perception}
+                "perception": self.cfg.perception, "robot_perception": self.cfg.robot_perception,
+                "robot": self.cfg.robot, "g1_bridge": "sim"}
 
     def finish(self, code: int) -> bool:
         """Write summary.json and report.html, print the summary; True when the graph exited 0 and every task
@@ -179,9 +186,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="who forms the memory from the demonstrations (overrides the config)")
     ap.add_argument("--robot-perception", choices=["camera", "sim"], default=None,
                     help="where the robot's object poses come from (overrides the config)")
+    ap.add_argument("--robot", choices=["sim", "g1"], default=None,
+                    help="sim: the MuJoCo G1 in-process; g1: the Unitree G1 backend over DDS against the sim bridge "
+                    "(overrides the config)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    cfg = load_demo_config(args.config, args.layout_seed, args.perception, args.robot_perception)
+    cfg = load_demo_config(args.config, args.layout_seed, args.perception, args.robot_perception, args.robot)
     run = DemoRun(cfg, args.runs / (args.name or cfg.run_name)).prepare()
     return 0 if run.finish(run_graph(run)) else 1
 
@@ -193,7 +203,8 @@ def _finish(run: DemoRun, code: int) -> bool:
     summary.update(wall_seconds=round(time.monotonic() - run.started, 1), exit_code=code, participant=cfg.participant,
                    layout_seed=cfg.layout_seed, demonstrations=[v.stem for v in videos],
                    recording=recording_summary(run_dir / "recording"),
-                   perception={"memory": cfg.perception, "robot": cfg.robot_perception},
+                   perception={"memory": cfg.perception, "robot": "camera" if cfg.robot == "g1" else cfg.robot_perception},
+                   robot=cfg.robot,
                    execution_video=str(run_dir / "execution" / "execution.mp4")
                    if (run_dir / "execution" / "execution.mp4").exists() else None)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))

@@ -52,3 +52,14 @@ def test_sim_g1_perceived_is_the_camera_planning_sim_with_sim_g1s_body():
     perceived, truth = load_robot_config("sim_g1_perceived"), load_robot_config("sim_g1")
     assert perceived.type == "sim_perceived" and ROBOT_REGISTRY["sim_perceived"].startswith("sim.perceived_robot:")
     assert perceived.model_dump(exclude={"type"}) == truth.model_dump(exclude={"type"})
+
+
+def test_robot_g1_runs_the_unitree_backend_against_the_sim_bridge(tmp_path):
+    graph = load_graph(GRAPH_FILE)
+    run = DemoRun(load_demo_config(robot="g1"), tmp_path / "g1")
+    assert _controller_robot_config(graph, run) == "unitree_g1"
+    names = {n.name for n in graph.nodes_for(graph.argument_values(run.graph_arguments()))}
+    assert {"unitree_sim_bridge", "scene_model", "controller", "demo_driver"} <= names
+    sim = {n.name for n in graph.nodes_for(graph.argument_values(DemoRun(load_demo_config(), tmp_path / "s")
+                                                                  .graph_arguments()))}
+    assert "unitree_sim_bridge" not in sim and "scene_model" not in sim
