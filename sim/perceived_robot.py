@@ -30,6 +30,13 @@ UNSEEN_Z = -10.0
 HELD_LOOKS = 3
 # A sighting of the object in the hand further than this (m, horizontally) from where it is believed is not it.
 HELD_JUMP = 0.05
+# Looking around (an object not seen from where the robot stands): waist offsets (rad) from the current posture,
+# each a head viewpoint of its own: leaning sideways moves the camera ~10 cm across (parallax past what hides
+# it), leaning forward looks down more steeply (behind a tall neighbour), turning widens the view.
+LOOK_AROUND = ({"waist_roll_joint": 0.2}, {"waist_roll_joint": -0.2}, {"waist_pitch_joint": 0.25},
+               {"waist_yaw_joint": 0.35}, {"waist_yaw_joint": -0.35})
+# Time (s) the body is given to come to rest at each viewpoint before its frame.
+LOOK_SETTLE_S = 0.2
 
 
 def yaw_rotation(yaw: float | None) -> np.ndarray:
@@ -67,6 +74,23 @@ class PerceivedSimRobot(SimRobot):
                 self._yaw[p.name] = p.yaw
                 self._let_go.pop(p.name, None)
         return scene if keep else seen
+
+    def look(self, around: bool = False) -> bool:
+        """A new frame of the table (`around` and the hand empty: also one from each of LOOK_AROUND's waist
+        postures, then back to where the waist was). The object in the hand stays with the hand."""
+        self.refresh()
+        if around and self.held_object() is None:
+            start = self.joint_positions()
+            for offsets in LOOK_AROUND:
+                self.command({j: start[j] + d for j, d in offsets.items()})
+                self.settle(LOOK_SETTLE_S)
+                self.refresh()
+            self.command({j: start[j] for offsets in LOOK_AROUND for j in offsets})
+            self.settle(LOOK_SETTLE_S)
+        held = self.held_object()
+        if held is not None:
+            self.tracker.forget(held)
+        return True
 
     def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
         report = super()._move_path(targets, times)

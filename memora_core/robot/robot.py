@@ -161,6 +161,12 @@ class Robot(ABC):
         such hand (or it holds something): the hand stays as it is."""
         return False
 
+    def look(self, around: bool = False) -> bool:
+        """Take a fresh look at the table before planning from it: a robot whose objects come from its camera
+        takes a new frame (`around`: also from a few other head viewpoints, turning and leaning its waist, and
+        back). False where the objects are not perceived (nothing to look at again)."""
+        return False
+
     @abstractmethod
     def held_object(self) -> str | None: ...
 

@@ -26,7 +26,7 @@ class PickSkill:
         self.pick(call)
 
     def ensure_held(self, name: str | None) -> SceneObject:
-        obj = self.c.resolver.find(name, "object")
+        obj = self.find(name)
         if self.robot.held_object() != obj.name:
             self.pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name))
         return obj
@@ -34,7 +34,7 @@ class PickSkill:
     def pick(self, call: PrimitiveCall, arms: list[str] | None = None) -> None:
         """Pick, and when the chosen grasp fails once the arm is moving, put the object back if it was taken,
         take the arm out of the way and try the next grasp candidate (often the other arm)."""
-        obj = self.c.resolver.find(call.object, "object")
+        obj = self.find(call.object)
         if self.robot.held_object() == obj.name:
             return None
         tried: set[GraspKey] = set()
@@ -63,8 +63,25 @@ class PickSkill:
                     raise
                 if not self.back_off(obj):
                     raise
+                self.robot.look()  # the next grasp is planned from the table as it is now
                 log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
         return None
+
+    def find(self, query: str | None) -> SceneObject:
+        """The object `query` names, from a fresh look at the table (a perceiving robot); where it is not seen and
+        the hand is empty, the arm is taken out of the way and the robot looks around before giving up."""
+        self.robot.look()
+        try:
+            return self.c.resolver.find(query, "object")
+        except PrimitiveFailure as f:
+            if (f.cause is not FailureCause.OBJECT_MISSING or not self.robot.perceived_scene
+                    or self.robot.held_object() is not None):
+                raise
+            log.info("pick: nothing seen matches %r; looking around", query)
+            self.c.transit.stow(self.robot.arm)
+            if not self.robot.look(around=True):
+                raise
+        return self.c.resolver.find(query, "object")
 
     def twisted_out_of_reach(self, f: PrimitiveFailure) -> bool:
         """A move of an empty hand failed for want of an IK solution while the arm is up at the table (not
