@@ -42,12 +42,17 @@ class DataConfig(_Cfg):
 
 
 class RewardConfig(_Cfg):
-    evaluator: Literal["initial_writer", "pretrained"] = Field(
-        default="initial_writer", description="frozen faithfulness/informativeness model: a frozen copy of the "
-        "initial writer, or a separate local folder (evaluator_path)")
-    evaluator_path: str | None = Field(default=None, description="folder for evaluator=pretrained; it must share "
-                                       "the writer's tokenizer (same model family): faithfulness is teacher-forced "
-                                       "on the writer's token ids")
+    evaluator: Literal["initial_writer", "pretrained", "gguf"] = Field(
+        default="initial_writer", description="frozen faithfulness judge (memopt/evaluator.py): a frozen copy of "
+        "the initial writer, a local Hugging Face folder (pretrained) or a local GGUF file loaded through "
+        "transformers (gguf), both at evaluator_path; a judge of another family has its own tokenizer and its "
+        "token scores are mapped onto the writer's tokens")
+    evaluator_path: str | None = Field(default=None, description="folder (evaluator=pretrained) or .gguf file "
+                                       "(evaluator=gguf); relative paths start at the repository root; never "
+                                       "downloaded")
+    informativeness_judge: Literal["initial_writer", "evaluator"] = Field(
+        default="initial_writer", description="who extracts the key facts and judges their entailment: the frozen "
+        "initial writer (the issue's definition) or the evaluator above (a stronger judge)")
     fact_max_new_tokens: int = Field(default=40, ge=1, description="key-fact extraction budget (greedy)")
     max_facts_per_segment: int = Field(default=3, ge=1, description="informativeness averages over at most this "
                                        "many distinct key facts per segment (its first questions)")

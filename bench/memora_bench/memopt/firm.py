@@ -51,6 +51,7 @@ class FirmReward:
     facts: dict[str, list[str]]          # key_str -> key facts of the training questions it is evidence for
     max_prompt_tokens: int = 1024
     initial_writer: object = None        # frozen copy of the initial writer (informativeness); None: the evaluator
+    evaluator_tokenizer: object = None   # the evaluator's own tokenizer when its family differs; None: `tokenizer`
     cache: ReplayCache | None = None     # set at each epoch start
     last_token_rewards: list[torch.Tensor] = field(default_factory=list)
     last_components: dict[str, float] = field(default_factory=dict)
@@ -62,9 +63,11 @@ class FirmReward:
                     ) -> list[tuple[torch.Tensor, float, float, float, float]]:
         """(token rewards F x I x R x V, mean F, I, R, V) of each candidate; the evaluators' passes are batched."""
         fs = token_faithfulness_batch(self.evaluator, self.tokenizer, [self.sources[k] for k in keys], texts, ids,
-                                      self.max_prompt_tokens)
-        infs = informativeness_batch(self.initial_writer or self.evaluator, self.tokenizer, texts,
-                                     [self.facts.get(k, []) for k in keys], self.max_prompt_tokens)
+                                      self.max_prompt_tokens, evaluator_tokenizer=self.evaluator_tokenizer)
+        info_model, info_tok = ((self.initial_writer, self.tokenizer) if self.initial_writer is not None
+                                else (self.evaluator, self.evaluator_tokenizer or self.tokenizer))
+        infs = informativeness_batch(info_model, info_tok, texts, [self.facts.get(k, []) for k in keys],
+                                     self.max_prompt_tokens)
         rs = [1.0] * len(keys)
         if self.cache is not None and keys:
             vecs = np.asarray(self.embedder.embed(texts), dtype=np.float32)

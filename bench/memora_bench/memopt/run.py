@@ -20,6 +20,7 @@ from memora_core.store.embedding import make_embedder
 
 from memora_bench.memopt.config import MemOptConfig
 from memora_bench.memopt.data import MemOptData, ParticipantData, build_data
+from memora_bench.memopt.evaluator import Judge, load_judge
 from memora_bench.memopt.firm import FirmReward, key_str, source_text
 from memora_bench.memopt.memory import build_index, read_all, score, write_entries, writer_prompts
 from memora_bench.memopt.models import load_frozen, materialise_initial_writer
@@ -36,27 +37,43 @@ def _save_json(path: Path, obj) -> None:
     tmp.replace(path)
 
 
-def key_facts(data: MemOptData, model, tok, cfg: MemOptConfig, out: Path) -> dict[str, list[str]]:
-    """Per training segment, the key facts of its first `max_facts_per_segment` questions (frozen initial writer;
-    cached): informativeness uses no more, so the other questions' facts are not extracted."""
-    path = out / "facts.json"
-    if path.exists():
-        return json.loads(path.read_text())
+def facts_path(cfg: MemOptConfig, out: Path) -> Path:
+    """facts.json (extracted by the initial writer) or facts_evaluator.json (by the configured evaluator)."""
+    by_evaluator = cfg.rewards.informativeness_judge == "evaluator" and cfg.rewards.evaluator != "initial_writer"
+    return out / ("facts_evaluator.json" if by_evaluator else "facts.json")
+
+
+def key_facts_for(data: MemOptData, wanted: list | None, model, tok, cfg: MemOptConfig) -> dict[str, list[str]]:
+    """key_str -> the key facts of the segment's first `max_facts_per_segment` training questions
+    (extracted by `model`), for the training segments in `wanted` (None: all)."""
+    want = None if wanted is None else {key_str(k) for k in wanted}
     keys, cases, per_key = [], [], Counter()
     for p in data.train:
         segs = {s.key: s for s in p.segments}
         for q in p.questions:
             answer = q.item.choices["ABCDE".index(q.item.answer)]
             for k in q.evidence_segments:
-                if tuple(k) in segs and per_key[key_str(k)] < cfg.rewards.max_facts_per_segment:
-                    per_key[key_str(k)] += 1
-                    keys.append(key_str(k))
+                ks = key_str(k)
+                if (tuple(k) in segs and (want is None or ks in want)
+                        and per_key[ks] < cfg.rewards.max_facts_per_segment):
+                    per_key[ks] += 1
+                    keys.append(ks)
                     cases.append((source_text(segs[tuple(k)], cfg.data.max_prompt_json_chars), q.item.question,
                                   answer))
     facts: dict[str, list[str]] = {}
     for k, f in zip(keys, extract_key_facts(model, tok, cases, cfg.rewards.fact_max_new_tokens,
                                             cfg.rewards.max_prompt_tokens)):
         facts.setdefault(k, []).append(f)
+    return facts
+
+
+def key_facts(data: MemOptData, model, tok, cfg: MemOptConfig, out: Path) -> dict[str, list[str]]:
+    """Per training segment, the key facts of its first `max_facts_per_segment` questions (the informativeness
+    judge; cached): informativeness uses no more, so the other questions' facts are not extracted."""
+    path = facts_path(cfg, out)
+    if path.exists():
+        return json.loads(path.read_text())
+    facts = key_facts_for(data, None, model, tok, cfg)
     _save_json(path, facts)
     return facts
 
@@ -160,17 +177,19 @@ def run_memopt(cfg: MemOptConfig, out: Path, data_root: Path, progress: bool = T
     if not data.train or not data.test:
         raise ValueError("MemOpt data: no training or test segments (check the data root and segment budgets)")
     initial = materialise_initial_writer(cfg.model, out)
-    eval_dir = Path(cfg.rewards.evaluator_path) if cfg.rewards.evaluator == "pretrained" else initial
-    frozen_initial, tok = load_frozen(initial, cfg.model.dtype)  # the writer's tokenizer scores every token id
-    evaluator = frozen_initial if eval_dir == initial else load_frozen(eval_dir, cfg.model.dtype)[0]
+    frozen_initial, tok = load_frozen(initial, cfg.model.dtype)  # the writer's tokenizer
+    judge = load_judge(cfg.rewards, Judge(frozen_initial, tok, "initial_writer"), cfg.model.dtype)
+    info = judge if cfg.rewards.informativeness_judge == "evaluator" else Judge(frozen_initial, tok, "initial_writer")
     embedder = make_embedder(EmbeddingConfig(backend=cfg.rewards.embedder))
-    facts = key_facts(data, frozen_initial, tok, cfg, out)
+    facts = key_facts(data, info.model, info.tokenizer, cfg, out)
     segs = [s for p in data.train for s in p.segments]
-    firm = FirmReward(evaluator=evaluator, tokenizer=tok, embedder=embedder,
+    firm = FirmReward(evaluator=judge.model, tokenizer=tok, embedder=embedder,
                       sources={key_str(s.key): source_text(s, cfg.data.max_prompt_json_chars) for s in segs},
                       intervals={key_str(s.key): _interval(s) for s in segs},
                       facts={k: list(dict.fromkeys(v))[:cfg.rewards.max_facts_per_segment] for k, v in facts.items()},
-                      max_prompt_tokens=cfg.rewards.max_prompt_tokens, initial_writer=frozen_initial)
+                      max_prompt_tokens=cfg.rewards.max_prompt_tokens,
+                      initial_writer=None if info is judge and judge.model is not frozen_initial else frozen_initial,
+                      evaluator_tokenizer=None if judge.tokenizer is tok else judge.tokenizer)
     writer = writer_prompts(cfg.data.max_prompt_json_chars)
     dataset = Dataset.from_list([{"prompt": writer.messages(s), "seg_key": key_str(s.key)} for s in segs])
 

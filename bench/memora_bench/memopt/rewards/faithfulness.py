@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from memora_bench.memopt.lm import batched_continuation_logits, prompt_ids
+from memora_bench.memopt.rewards.token_alignment import align_scores, evaluator_tokens, writer_spans
 
 EVALUATOR_SYSTEM = ("You check a first-person memory entry against the source it was written from. Reproduce the "
                     "entry word for word wherever the source supports it; where a span is not supported, replace "
@@ -37,14 +38,24 @@ def token_faithfulness(model, tokenizer, source: str, candidate_text: str, compl
 
 def token_faithfulness_batch(model, tokenizer, sources: list[str], candidate_texts: list[str],
                              completion_ids: list[list[int]], max_prompt_tokens: int = 1536,
-                             batch: int = 8) -> list[torch.Tensor]:
-    """`token_faithfulness` of many candidates, the evaluator's forward passes batched."""
+                             batch: int = 8, evaluator_tokenizer=None) -> list[torch.Tensor]:
+    """`token_faithfulness` of many candidates, the evaluator's forward passes batched. `tokenizer` made
+    `completion_ids` (the writer's); `evaluator_tokenizer` (None: the same) is the evaluator's: when it differs,
+    the candidate is re-tokenised for the evaluator and its scores mapped back onto the writer's tokens
+    (rewards/token_alignment.py)."""
+    judge_tok = evaluator_tokenizer if evaluator_tokenizer is not None else tokenizer
     out: list[torch.Tensor | None] = [torch.zeros(0) if not ids else None for ids in completion_ids]
     todo = [i for i, ids in enumerate(completion_ids) if ids]
-    prompts = [prompt_ids(tokenizer, evaluator_messages(sources[i], candidate_texts[i]), max_prompt_tokens)
+    prompts = [prompt_ids(judge_tok, evaluator_messages(sources[i], candidate_texts[i]), max_prompt_tokens)
                for i in todo]
-    comps = [list(completion_ids[i]) for i in todo]
-    logits = batched_continuation_logits(model, prompts, comps, tokenizer.pad_token_id or 0, batch)
-    for i, lg, c in zip(todo, logits, comps):
-        out[i] = ratio_to_max(lg, torch.tensor(c, dtype=torch.long))
+    if judge_tok is tokenizer:
+        comps = [list(completion_ids[i]) for i in todo]
+    else:
+        spans = [writer_spans(tokenizer, list(completion_ids[i])) for i in todo]
+        judged = [evaluator_tokens(judge_tok, text) for text, _ in spans]
+        comps = [ids for ids, _ in judged]
+    logits = batched_continuation_logits(model, prompts, comps, judge_tok.pad_token_id or 0, batch)
+    for n, (i, lg, c) in enumerate(zip(todo, logits, comps)):
+        scores = ratio_to_max(lg, torch.tensor(c, dtype=torch.long)) if c else torch.zeros(0)
+        out[i] = scores if judge_tok is tokenizer else align_scores(spans[n][1], judged[n][1], scores)
     return out  # type: ignore[return-value]
