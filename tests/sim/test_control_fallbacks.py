@@ -47,6 +47,7 @@ def test_without_the_reposture_the_lowering_failure_stands(ctl):
         raise PrimitiveFailure.no_ik(what, point, 0.03, ctl.cfg.ik.tolerance)
 
     ctl.c.transit.reposture = no_reposture
+    ctl.c.guarded.settings = ctl.c.guarded.settings.model_copy(update={"guarded_approach": False})  # (see test_control_guarded)
     _refuse(ctl, "lower", 1, lambda p: PrimitiveFailure.no_ik("lower", p, 0.03, ctl.cfg.ik.tolerance))
     res = ctl.execute_step(PlanStep(index=1, action="place", object="fanta can", target="in yellow bowl"))
     assert not res.success and res.cause is FailureCause.IK_MISS

@@ -14,6 +14,7 @@ from memora_core.robot.robot import Robot
 if TYPE_CHECKING:
     from memora_core.robot.control.arm_motion import ArmMotion
     from memora_core.robot.control.grasping import GraspChooser
+    from memora_core.robot.control.guarded import GuardedApproach
     from memora_core.robot.control.planned import PlannedMotion
     from memora_core.robot.control.putdown import PutDown
     from memora_core.robot.control.skills import Skills
@@ -35,6 +36,7 @@ class ControlContext:
         self.arm: ArmMotion
         self.transit: Transit
         self.planned: PlannedMotion
+        self.guarded: GuardedApproach
         self.grasps: GraspChooser
         self.putdown: PutDown
         self.skills: Skills

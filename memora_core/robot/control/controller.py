@@ -11,6 +11,7 @@ from memora_core.robot.control.arm_motion import ArmMotion
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure, StepResult
 from memora_core.robot.control.grasping import GraspChooser
+from memora_core.robot.control.guarded import GuardedApproach
 from memora_core.robot.control.planned import PlannedMotion
 from memora_core.robot.control.putdown import PutDown
 from memora_core.robot.control.recovery import Recovery, StepAttempt, default_recoveries
@@ -30,6 +31,7 @@ class RuleBasedController:
         c = ControlContext(robot, table_height, regions, tallest_object)
         c.arm = ArmMotion(c)
         c.planned = PlannedMotion(c)
+        c.guarded = GuardedApproach(c)
         c.transit = Transit(c)
         c.grasps = GraspChooser(c)
         c.putdown = PutDown(c)

@@ -48,9 +48,7 @@ class PlannedMotion:
                                    cause=FailureCause.IK_MISS, what=what, point=point)
         s = self.c.state
         holding = self.robot.held_object() is not None
-        rot, cost = self.c.arm.target_rotation()
-        if holding and s.held_rot is not None:
-            rot, cost = s.held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        rot, cost = self.rotation()
         planner.world.ignore(set(ignore) - {self.robot.held_object()})
         space = planner.world.space
         start = space.clip(space.vector(self.robot.joint_positions()))
@@ -67,3 +65,32 @@ class PlannedMotion:
         self.c.arm.follow(targets, point, ignore, what, duration=duration)
         if holding and s.held_rot is not None:
             s.held_rot = self.robot.hand_rotation()  # the object hangs as the planned posture holds it: keep that
+
+    def rotation(self) -> tuple[np.ndarray, float]:
+        """(palm orientation, IK weight) a planned move aims for: as the next straight move would hold it,
+        relaxed while holding (the object hangs as the planned posture holds it)."""
+        rot, cost = self.c.arm.target_rotation()
+        if self.robot.held_object() is not None and self.c.state.held_rot is not None:
+            rot, cost = self.c.state.held_rot, self.cfg.motion.relaxed_held_orientation_cost
+        return rot, cost
+
+    def goal_exists(self, point: np.ndarray, ignore: set[str]) -> bool:
+        """Whether some arm posture (IK from several seeds) puts the palm at `point` clear of everything but
+        `ignore` by the planner's margin, the held object attached: a planned move there can be tried."""
+        from memora_core.robot.motion.failures import PlanningFailure
+        from memora_core.robot.motion.goals import GoalSelector
+
+        planner = self.robot.arm_planner(self.robot.arm)
+        if planner is None or planner.kinematics is None:
+            return False
+        planner.world.ignore(set(ignore) - {self.robot.held_object()})
+        space = planner.world.space
+        start = space.clip(space.vector(self.robot.joint_positions()))
+        rot, cost = self.rotation()
+        try:
+            GoalSelector(planner.kinematics, planner.world, planner.config).candidates(
+                np.asarray(point, float), start, rot, cost)
+        except PlanningFailure as exc:
+            log.debug("no planned goal at %s: %s", np.round(point, 3).tolist(), exc)
+            return False
+        return True

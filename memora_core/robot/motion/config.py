@@ -63,6 +63,20 @@ class PlannerConfig(_Cfg):
     sample_dt: float = Field(default=0.02, gt=0, description="s between samples of a timed trajectory")
     spline_step: float = Field(default=0.05, gt=0, description=(
         "rad: a path is resampled this finely before the smoothing spline, which then stays near its lines"))
+    # --- guarded approach (planned to above a point, then a slow straight descent) ---------------------------
+    guarded_approach: bool = Field(default=True, description=(
+        "when a straight lowering onto a point is refused (IK miss, path blocked) or stops short, plan a "
+        "collision-free joint path to guard_height above it, then descend the rest straight and slowly"))
+    guard_height: float = Field(default=0.04, gt=0, description=(
+        "m above the point where the planned part ends and the guarded descent begins (above clearance_margin "
+        "plus the release gap, so the planned goal keeps its margin from the support)"))
+    guard_margin: float = Field(default=0.005, ge=0, description=(
+        "m the arm and held object keep from neighbours during the guarded descent (the planner's margin is "
+        "relaxed only for these last cm near the goal)"))
+    guard_step: float = Field(default=0.01, gt=0, description="m per step of the guarded descent")
+    guard_speed: float = Field(default=0.03, gt=0, description="m/s of the palm during the guarded descent")
+    guard_stall: float = Field(default=0.006, gt=0, description=(
+        "m the palm may lag a descent step's end; more counts as contact and the descent stops there"))
     # --- reachability --------------------------------------------------------------------------------
     reach_grid: ReachGridConfig = Field(default_factory=ReachGridConfig)
     cache_dir: str = Field(default=".cache/memora/reachability", description=(

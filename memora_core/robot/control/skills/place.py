@@ -8,7 +8,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.resolve import TABLE_WORDS, normalise
 from memora_core.robot.control.targets import place_target
 from memora_core.robot.primitives import PrimitiveCall
@@ -52,9 +52,12 @@ class PlaceSkill:
                 try:
                     release, goal = self.release_point(obj, goal, ignore, slack, receptacle, relax=True)
                 except PrimitiveFailure:
-                    if handed:
-                        raise
-                    raise first from None
+                    try:  # no straight lowering from any posture tried: one the motion library plans
+                        release, goal = self.release_point(obj, goal, ignore, slack, receptacle, planned=True)
+                    except PrimitiveFailure:
+                        if handed:
+                            raise
+                        raise first from None
         spots = [s for s in target.spots if np.linalg.norm(s - target_xy) > 1e-6]
         # Into a container: the held object coming to rest on what is already in it stops the hand a little
         # short; letting go there still drops it into the container (checked below).
@@ -128,12 +131,14 @@ class PlaceSkill:
         raise failure
 
     def release_point(self, obj: SceneObject, goal: np.ndarray, ignore: set[str], slack: float = 0.0,
-                      receptacle: str | None = None, relax: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                      receptacle: str | None = None, relax: bool = False,
+                      planned: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(palm point where the held object's bottom is just above the landing point, landing point), after
         checking that the current arm can lower it there without touching anything else. The landing point is
         `goal`, else one shifted by `slack` toward each side (a neighbour may crowd one side of a bowl).
         `relax`: when none is found holding the grasp's hand orientation, probe again with the hand free to turn
-        (as the carry then turns it)."""
+        (as the carry then turns it). `planned`: instead of a straight lowering, whether a posture above the
+        release point clears everything by the planner's margin (the lowering is then planned and guarded)."""
         c, m = self.c, self.cfg.motion
         hang = c.scene.hang(obj.name)
         shifts = [np.zeros(3)] + [slack * np.array([np.cos(a), np.sin(a), 0.0])
@@ -157,6 +162,12 @@ class PlaceSkill:
                 state.held_cost = cost if cost is not None else held_cost
                 land = goal + shift + np.array([0.0, 0.0, drop])
                 release = land + np.array([0, 0, c.scene.held_half_up(obj) + m.release_gap]) + hang
+                if planned:
+                    if c.guarded.settings.guarded_approach and c.planned.goal_exists(c.guarded.guard_point(release),
+                                                                                      ignore):
+                        return release, land
+                    failure = failure or PrimitiveFailure.blocked("lower", release, [], [])
+                    continue
                 for z in c.arm.cruise_levels():
                     above = np.array([release[0], release[1], z])
                     try:
@@ -183,7 +194,16 @@ class PlaceSkill:
                 log.info("lower %s: %s; re-posturing in joint space", held, f.detail)
                 self.c.transit.reposture(point, ignore, "lower")
         except PrimitiveFailure as f:
-            if not (container and f.stopped_short == "lower" and self.c.scene.over(container, held)):
+            if container and f.stopped_short == "lower" and self.c.scene.over(container, held):
+                return
+            if not self.c.guarded.applies(f):
+                raise
+            try:  # a posture the motion library plans to above the point, then a slow guarded descent
+                self.c.guarded.reach(point, ignore, "lower", stop_early=container is not None)
+            except PrimitiveFailure as g:
+                log.info("lower %s: guarded approach failed too: %s", held, g.detail)
+                if g.cause in PLAN_REFUSED:
+                    raise f from None  # nothing moved: the straight move's failure stands
                 raise
 
     def lower_onto(self, obj: SceneObject, release: np.ndarray, goal: np.ndarray, ignore: set[str],
@@ -196,7 +216,14 @@ class PlaceSkill:
             # After a relaxed carry the hand keeps the orientation it arrived with.
             s.held_rot, s.held_cost = self.robot.hand_rotation(), None
         above = release + [0, 0, self.cfg.motion.approach_height]
-        self._lower(above, ignore, obj.name, container)
+        try:
+            self._lower(above, ignore, obj.name, container)
+        except PrimitiveFailure as f:
+            if f.cause not in PLAN_REFUSED or not c.guarded.applies(f):
+                raise
+            # Nothing moved: the planned approach then goes to above the release point itself (below).
+            log.info("lower %s: %s; approaching the release point planned", obj.name, f.detail)
+            above = self.robot.hand_position()
         # Correct for hand-orientation drift during the carry: aim the object itself at the goal, height included.
         pos, _ = self.robot.object_pose(obj.name)
         hung = goal[2] + c.scene.held_half_up(obj) + self.cfg.motion.release_gap + (above[2] - pos[2])
