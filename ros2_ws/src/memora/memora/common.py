@@ -17,6 +17,7 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions, install_signal_handlers
 
+from memora.core_log import bridge_core_log
 from memora_core.errors import MemoraError
 
 log = logging.getLogger(__name__)
@@ -34,9 +35,11 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
     rclpy.init(args=list(args) if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
     node: Node | None = None
     code = 0
+    detach_log: Callable[[], None] = lambda: None
     try:
         with _interrupting_signals():
             node = factory()
+        detach_log = bridge_core_log(node)  # the core's `logging` records appear in this node's ROS log
         install_signal_handlers(SignalHandlerOptions.ALL)
         if threads > 1:
             executor = MultiThreadedExecutor(num_threads=threads)
@@ -57,11 +60,13 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
         if not rclpy.ok():
             # SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy raises a
             # plain RCLError ("context is not valid") instead of ExternalShutdownException. Still a clean stop.
+            detach_log()
             return _finish(node, 0)
         log.exception("node failed")
         if node is not None:
             node.get_logger().fatal("node failed; see the traceback above")
         code = 1
+    detach_log()
     return _finish(node, code)
 
 
