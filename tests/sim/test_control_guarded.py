@@ -62,3 +62,23 @@ def test_the_guarded_descent_stops_on_contact(ctl):
     can_z = robot.object_pose("fanta can")[0][2] - held.half_height
     assert abs(can_z - c.table_z) < 0.015  # the can came down onto the table
     assert robot.held_object() == "fanta can" and robot.object_pose("fanta can")[1][2, 2] > 0.95
+
+
+def test_a_retract_no_straight_rise_solves_is_planned(ctl):
+    robot = ctl.robot
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can")).success
+    robot.release()
+    robot.settle(ctl.cfg.motion.settle_s)
+    hand = robot.hand_position().copy()
+    refused = []
+
+    def go(point, ignore=None, name="waypoint", *args, **kwargs):  # every straight rise misses its IK
+        refused.append(name)
+        raise PrimitiveFailure.no_ik(name, np.asarray(point, float), 0.03, ctl.cfg.ik.tolerance)
+
+    ctl.c.arm.go = go
+    ctl.c.transit.retract({"fanta can", "table"})
+    assert refused and set(refused) == {"retract"}
+    assert ctl.c.planned.plan_seconds, "no planned move ran"
+    assert robot.hand_position()[2] > hand[2] + ctl.cfg.motion.approach_height - 0.03
+    assert np.linalg.norm(robot.hand_position()[:2] - hand[:2]) < 0.03

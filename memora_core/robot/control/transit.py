@@ -226,6 +226,14 @@ class Transit:
             except PrimitiveFailure as f:
                 if f.cause not in PLAN_REFUSED:
                     raise
+        if self.c.guarded.settings.guarded_approach:
+            try:  # no straight rise solves or clears: a rise the motion library plans (another arm posture)
+                self.c.planned.move_to(hand + [0.0, 0.0, up], ignore, "planned retract")
+                return
+            except PrimitiveFailure as f:
+                if f.cause not in PLAN_REFUSED:
+                    raise
+                log.info("retract: planned rise refused too: %s", f.detail)
         raise failure
 
     def away_from(self, names: tuple[str, ...], hand: np.ndarray) -> np.ndarray | None:
