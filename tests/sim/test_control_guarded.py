@@ -82,3 +82,25 @@ def test_a_retract_no_straight_rise_solves_is_planned(ctl):
     assert ctl.c.planned.plan_seconds, "no planned move ran"
     assert robot.hand_position()[2] > hand[2] + ctl.cfg.motion.approach_height - 0.03
     assert np.linalg.norm(robot.hand_position()[:2] - hand[:2]) < 0.03
+
+
+def test_a_tuck_no_hand_made_way_clears_is_planned(ctl):
+    robot, c = ctl.robot, ctl.c
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can")).success
+    robot.release()
+    robot.settle(ctl.cfg.motion.settle_s)
+    c.transit.retract({"fanta can", "table"})
+    real = c.arm.joint_line_from
+
+    def refuse(now, goal, ignore, what, end_ignore=None):  # every hand-made way to the tuck is refused
+        if what == "stow":
+            raise PrimitiveFailure.blocked(what, robot.hand_position(), ["fanta can"], ["fanta can"], posture=True)
+        return real(now, goal, ignore, what, end_ignore)
+
+    c.arm.joint_line_from = refuse
+    home = c.arm.rest_posture(robot.arm)
+    c.transit.tuck(home)
+    assert c.planned.plan_seconds, "no planned move was tried"
+    q = robot.joint_positions()
+    assert max(abs(q[k] - v) for k, v in home.items()) < 0.1, "the arm did not reach its tuck"
+    assert robot.object_pose("fanta can")[1][2, 2] > 0.95

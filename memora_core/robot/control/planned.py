@@ -5,6 +5,7 @@ typed failures (IK miss, path blocked with the movable objects in the way)."""
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 
@@ -94,3 +95,39 @@ class PlannedMotion:
             log.debug("no planned goal at %s: %s", np.round(point, 3).tolist(), exc)
             return False
         return True
+
+    def to_posture(self, goal: dict[str, float], ignore: set[str], what: str) -> None:
+        """The planned arm's (+ waist's) joints to `goal` (others in it are not moved), along a planned
+        collision-free joint path; when `goal` itself touches the robot's own body, to the nearest valid
+        posture on the straight joint line there. Raises a typed PrimitiveFailure; nothing moves when none plans."""
+        from memora_core.robot.motion.failures import PlanningFailure
+
+        planner = self.robot.arm_planner(self.robot.arm)
+        if planner is None:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: no motion planner on this backend",
+                                   cause=FailureCause.IK_MISS, what=what)
+        planner.world.ignore(set(ignore) - {self.robot.held_object()})
+        space = planner.world.space
+        now = self.robot.joint_positions()
+        start = space.clip(space.vector(now))
+        end = space.clip(space.vector({**now, **{k: v for k, v in goal.items() if k in space.names}}))
+        for t in (0.0, 0.05, 0.1, 0.2):
+            # A goal resting against the robot itself (a tuck's hand against the hip): plan to the nearest
+            # valid posture on the way there; the caller's joint line goes the rest.
+            if planner.world.is_valid(end + t * (start - end)):
+                end = end + t * (start - end)
+                break
+        hand = self.robot.hand_position()
+        t0 = time.perf_counter()
+        try:
+            plan = planner.plan_to_joints(start, end)
+        except PlanningFailure as exc:
+            raise self._failure(exc, what, hand) from exc
+        finally:
+            self.plan_seconds.append(time.perf_counter() - t0)
+        log.debug("%s: planned joint move (%.2f s)", what, plan.trajectory.duration)
+        targets, duration = plan.trajectory.command_args()
+        report = self.robot.command_path(targets, duration)
+        hits = set(report.collisions) - set(ignore)
+        if hits:
+            raise PrimitiveFailure.arm_hit(what, sorted(hits), self.c.resolver.movable(sorted(hits)))

@@ -195,6 +195,18 @@ class Transit:
                 slowest = self.robot.limits.min_duration(self.robot.joint_positions(), path[-1]) * 1.1
                 self.robot.command_path(path, max(self.cfg.motion.min_segment_s * 2, slowest))
             return
+        own = all(k.startswith((self.robot.arm, "waist")) for k in home)  # the planner plans the arm in use
+        if own and self.c.guarded.settings.guarded_approach and self.robot.held_object() is None:
+            try:  # no hand-made way clears: one the motion library plans around what is in the way
+                touching = {"table"} & self.c.scene.touching_now()
+                self.c.planned.to_posture(home, touching, "planned stow")
+                rest = self.arm.joint_line(home, touching, "tuck")  # the last stretch, beside the hip
+                self.robot.command_path(rest, self.cfg.motion.min_segment_s * 2)
+                return
+            except PrimitiveFailure as f:
+                if f.cause not in PLAN_REFUSED:
+                    raise
+                blocked.append(f.detail)
         log.info("the %s arm stays raised: every way to its tuck sweeps past an object (%s)", self.robot.arm,
                  "; ".join(blocked))
 
