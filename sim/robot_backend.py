@@ -191,8 +191,9 @@ class SimRobot(Robot):
 
     def palm_grasp(self, name: str, finger_reach: float = 0.0) -> bool:
         """Weld `name` to the current hand when the palm is within the grasp reach of its top (plus
-        `finger_reach` when the hand's links touch it)."""
-        pose = self.object_pose(name)
+        `finger_reach` when the hand's links touch it). Physics decides: the reach is measured to where the
+        object really is (MuJoCo's pose), not where the controller believes it (a perceiving subclass)."""
+        pose = self.ground_truth_pose(name)
         if pose is None or self._held is not None:
             return False
         obj = self._scene_object(name)
