@@ -12,12 +12,10 @@ import mujoco
 import numpy as np
 
 from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, HandPostures, Side, clamp_to_ranges, is_grasping, joint_name,
-                                    letting_go_path)
+                                    lets_go_thumb_first, letting_go_path)
 
 # Dex3-1 finger motors: a closing finger presses with at most this torque (N m) in the simulation.
 FINGER_TORQUE_LIMIT = 2.0
-# A hand whose fingers point more steeply down than this (sine of the angle below level) is a tilted grasp.
-SLANT = 0.3
 
 
 class Dex3Sim:
@@ -105,9 +103,8 @@ def let_go(robot, hand: Dex3Sim, drop_weld, open_s: float = 0.5) -> None:
     """On a SimRobot: let go of what `hand` holds (hand.letting_go_path): the fingers stop pressing where they
     are, the weld (`drop_weld()`) lets the object go, the index and middle open, then the thumb (the thumb
     first when the fingers slant down), over `open_s` in all."""
-    # Fingers slanting down (the palm frame's x, along them, pointing below level): the thumb lets go first.
-    slanting = float(robot.hand_rotation(hand.side.value)[2, 0]) < -SLANT
-    path = letting_go_path(hand.side, list(hand.q()), hand.postures, thumb_first=slanting)
+    path = letting_go_path(hand.side, list(hand.q()), hand.postures,
+                           thumb_first=lets_go_thumb_first(robot.hand_rotation(hand.side.value)))
     relax, opening = path[0], path[1:]
     hand.command(relax)
     robot.settle(0.1)

@@ -156,6 +156,17 @@ def opening_path(side: Side | str, start: list[float], postures: HandPostures | 
     return [[a + (b - a) * k / n for a, b in zip(start, opened)] for k in range(1, n + 1)]
 
 
+# A hand whose fingers point more steeply down than this (sine of the angle below level) holds what it holds on
+# its slanting fingers (a tilted grasp): it lets go thumb first.
+SLANT = 0.3
+
+
+def lets_go_thumb_first(palm_rotation) -> bool:  # noqa: ANN001 - a 3x3 rotation (nested sequences or an array)
+    """Whether a hand at this world palm orientation (palm frame: x along the fingers) lets go thumb first: its
+    fingers slant down under what it holds (letting_go_path)."""
+    return float(palm_rotation[2][0]) < -SLANT
+
+
 def letting_go_path(side: Side | str, measured: list[float], postures: HandPostures | None = None,
                     steps: int = 10, thumb_first: bool = False) -> list[list[float]]:
     """How a hand lets go of what it holds: first the measured posture (the digits stop pressing where they

@@ -99,3 +99,20 @@ def test_the_hand_preshapes_as_far_closed_as_keeps_it_off_the_object():
         centre, axes = hand_frame_footprint(arm, 90, 0, (0.045, 0.02, 0.03), 0.06, box)
         across = preshape(outlines, PRESHAPES, centre, 0.0, axes, 0.006)
         assert along == (0.0, 0.0) and across[0] > 0.0, (arm, along, across)
+
+
+
+@pytest.mark.parametrize("arm", ["left", "right"])
+def test_a_tilted_hand_lets_go_thumb_first_and_a_level_one_fingers_first(arm):
+    from memora_core.robot.hand import FINGER_JOINTS, lets_go_thumb_first, letting_go_path
+
+    assert not lets_go_thumb_first(palm_rotation(0.0, 0.0, arm))       # level: fingers forward
+    assert lets_go_thumb_first(palm_rotation(45.0, 40.0, arm))         # the tilted poses (fingers 40 deg down)
+    assert lets_go_thumb_first(palm_rotation(0.0, 90.0, arm))          # fingers straight down
+    held = HandPostures().closed(arm)
+    thumb = [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]
+    path = letting_go_path(arm, held, thumb_first=True)
+    assert path[0] == held                                             # first the digits stop pressing
+    moved_first = [i for i in range(7) if abs(path[1][i] - held[i]) > 1e-9]
+    assert moved_first and set(moved_first) <= set(thumb)
+    assert np.allclose(path[-1], HandPostures().open(arm))

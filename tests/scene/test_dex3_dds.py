@@ -90,6 +90,7 @@ def _g1_grasp() -> None:
     from memora_core.perception.scene.tracker import ObjectTracker
     from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
     from memora_core.robot import make_robot
+    from memora_core.robot.hand import clamp_to_ranges
     from sim.scene import Layout
     from tests.scene.bridge_process import bridge_with
 
@@ -119,6 +120,17 @@ def _g1_grasp() -> None:
         assert not robot.grasp(bottle)
         assert robot.held_object() is None
         assert not robot.hands["right"].grasping()
+        # Pre-shaping the empty hand (grasp.mode fingers shapes it before reaching): the thumb goes a third of
+        # the way closed through HandCmd_, as the HandState_ says; and back open.
+        hand = robot.hands["right"]
+        for thumb in (0.35, 0.0):
+            target = clamp_to_ranges("right", hand.postures.shaped("right", thumb, 0.0), hand.postures.margin)
+            assert robot.shape_hand("right", thumb, 0.0)
+            assert not robot.shape_hand("right", thumb, 0.0)  # already in that shape
+            end = time.monotonic() + 20.0
+            while max(abs(a - b) for a, b in zip(hand.q(), target)) > 0.1 and time.monotonic() < end:
+                robot.settle(0.1)
+            assert max(abs(a - b) for a, b in zip(hand.q(), target)) < 0.1, (thumb, hand.q(), target)
         go(palm + [0.0, -0.08, 0.0])
         go(palm)                                # in: the bottle between thumb and fingers
         assert robot.grasp(bottle)

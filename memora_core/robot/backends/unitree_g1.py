@@ -31,7 +31,7 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import opening_path
+from memora_core.robot.hand import clamp_to_ranges, lets_go_thumb_first, letting_go_path
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
@@ -265,7 +265,8 @@ class UnitreeG1Robot(Robot):
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         """Stream the move from the last published frame, one frame per command period (smooth start and
         stop; stretched to the velocity limit when `duration_s` is too short), then hold the goal until the
-        joints arrive or `motion.settle_s` passes. The e-stop is polled every frame: on it, the measured pose
+        joints arrive or `motion.settle_s` passes (up to `motion.settle_max_s` while they are still moving).
+        The e-stop is polled every frame: on it, the measured pose
         is held at once."""
         names = list(target)
         path = JointTrajectory([[self._target[n] for n in names], [target[n] for n in names]], [duration_s],
@@ -280,13 +281,27 @@ class UnitreeG1Robot(Robot):
             self._publish(dict(zip(names, path[k].tolist())))
             k += 1
             if k >= len(path):
-                track_end = track_end if track_end is not None else self._now() + self.config.motion.settle_s
-                if self._now() >= track_end or self._arrived(target):
+                if track_end is None:
+                    now = self._now()
+                    track_end = (now + self.config.motion.settle_s, now + max(self.config.motion.settle_s,
+                                                                               self.config.motion.settle_max_s))
+                now = self._now()
+                if self._arrived(target) or now >= track_end[1] or (now >= track_end[0] and not self._moving(names)):
                     return MotionReport(completed=True)
 
     def _arrived(self, target: dict[str, float], tol: float = 0.02) -> bool:
         q = self.joint_positions()
         return all(abs(q[n] - v) < tol for n, v in target.items())
+
+    def _moving(self, names: list[str]) -> bool:
+        """Whether any of these joints still moves (measured |dq| above motion.still_velocity): a robot that
+        trails its commands is given time to arrive; one stopped by contact is not waited for."""
+        with self._state_lock:
+            dq = None if self._dq is None else self._dq.copy()
+        if dq is None:
+            return False
+        index = {n: i for i, n in enumerate(BODY_JOINTS_29)}
+        return any(abs(float(dq[index[n]])) > self.config.motion.still_velocity for n in names if n in index)
 
     def _hold_measured(self) -> None:
         """E-stop: command the measured joint positions (clipped into range) so the arm stops where it is."""
@@ -325,11 +340,33 @@ class UnitreeG1Robot(Robot):
         name, self._held, self._held_object = self._held, None, None
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
-            path = opening_path(hand.side, list(hand.target or hand.postures.closed(hand.side)), hand.postures)
-            for target in path:  # smoothly: fingers snapped open sweep a light object off its place
+            # The digits stop pressing where they are, then open in turn (hand.letting_go_path): the index and
+            # middle first, the thumb first where the fingers slant down under the object (a tilted grasp).
+            measured = hand.q() or hand.target or hand.postures.closed(hand.side)
+            path = letting_go_path(hand.side, list(measured), hand.postures,
+                                   thumb_first=lets_go_thumb_first(self._palm_rotation(self.arm)))
+            for target in path:
                 hand.command(target)
                 self.settle(self.config.dex3.open_s / len(path))
         return name
+
+    def shape_hand(self, arm: str, thumb: float, fingers: float) -> bool:
+        """Pre-shape the empty Dex3 hand of `arm` (HandPostures.shaped) and give the fingers `dex3.open_s` to get
+        there; False without a hand, while one is held, under an e-stop, or when it is in that shape already."""
+        hand = self.hands.get(arm)
+        if hand is None or self.config.dex3 is None or self._held is not None or self.estop.engaged:
+            return False
+        target = clamp_to_ranges(hand.side, hand.postures.shaped(hand.side, thumb, fingers), hand.postures.margin)
+        if hand.target is not None and max(abs(a - b) for a, b in zip(target, hand.target)) < 1e-6:
+            return False
+        hand.command(target)
+        self.settle(self.config.dex3.open_s)
+        return True
+
+    def _palm_rotation(self, arm: str) -> np.ndarray:
+        """World orientation of `arm`'s palm frame at the measured joints (forward kinematics)."""
+        self._fk()
+        return self.data.site(PALM_SITE[arm]).xmat.reshape(3, 3).copy()
 
     def held_object(self) -> str | None:
         return self._held
