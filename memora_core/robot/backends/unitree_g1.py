@@ -265,8 +265,7 @@ class UnitreeG1Robot(Robot):
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         """Stream the move from the last published frame, one frame per command period (smooth start and
         stop; stretched to the velocity limit when `duration_s` is too short), then hold the goal until the
-        joints arrive or `motion.settle_s` passes (up to `motion.settle_max_s` while they are still moving).
-        The e-stop is polled every frame: on it, the measured pose
+        joints arrive or `motion.settle_s` passes. The e-stop is polled every frame: on it, the measured pose
         is held at once."""
         names = list(target)
         path = JointTrajectory([[self._target[n] for n in names], [target[n] for n in names]], [duration_s],
@@ -281,27 +280,13 @@ class UnitreeG1Robot(Robot):
             self._publish(dict(zip(names, path[k].tolist())))
             k += 1
             if k >= len(path):
-                if track_end is None:
-                    now = self._now()
-                    track_end = (now + self.config.motion.settle_s, now + max(self.config.motion.settle_s,
-                                                                               self.config.motion.settle_max_s))
-                now = self._now()
-                if self._arrived(target) or now >= track_end[1] or (now >= track_end[0] and not self._moving(names)):
+                track_end = track_end if track_end is not None else self._now() + self.config.motion.settle_s
+                if self._now() >= track_end or self._arrived(target):
                     return MotionReport(completed=True)
 
     def _arrived(self, target: dict[str, float], tol: float = 0.02) -> bool:
         q = self.joint_positions()
         return all(abs(q[n] - v) < tol for n, v in target.items())
-
-    def _moving(self, names: list[str]) -> bool:
-        """Whether any of these joints still moves (measured |dq| above motion.still_velocity): a robot that
-        trails its commands is given time to arrive; one stopped by contact is not waited for."""
-        with self._state_lock:
-            dq = None if self._dq is None else self._dq.copy()
-        if dq is None:
-            return False
-        index = {n: i for i, n in enumerate(BODY_JOINTS_29)}
-        return any(abs(float(dq[index[n]])) > self.config.motion.still_velocity for n in names if n in index)
 
     def _hold_measured(self) -> None:
         """E-stop: command the measured joint positions (clipped into range) so the arm stops where it is."""
