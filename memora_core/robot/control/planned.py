@@ -111,7 +111,7 @@ class PlannedMotion:
         now = self.robot.joint_positions()
         start = space.clip(space.vector(now))
         end = space.clip(space.vector({**now, **{k: v for k, v in goal.items() if k in space.names}}))
-        for t in (0.0, 0.05, 0.1, 0.2):
+        for t in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5):
             # A goal resting against the robot itself (a tuck's hand against the hip): plan to the nearest
             # valid posture on the way there; the caller's joint line goes the rest.
             if planner.world.is_valid(end + t * (start - end)):
