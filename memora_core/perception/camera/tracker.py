@@ -3,15 +3,17 @@
 Each frame's regions (with their colour and attribute probabilities) are matched to tracks after the view's
 own movement is taken out (motion.py). Actions are read from changes of where things rest, not from the
 object in the hand (the hand and forearm hide most of it):
-- an object at rest that goes missing from its place while the hand is there has perhaps been taken; one
-  seen again at its place was only hidden;
+- an object at rest that goes missing from its place while the hand is there (or was there a moment before: at
+  2 FPS the hand that lifted it is often already away) has perhaps been taken; one seen again at its place was
+  only hidden; one resting in a container within its pour window is being handled, so when it goes it was taken;
 - a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
   earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
   and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
   surface, next to an object handled before when close to one; back at its old place nothing happened;
 - an object that rests in a container only briefly (taken up again within `pour_window_s`) was poured into
   it, not put there (a pour holds the object still over the container, then carries it off).
-Events wait until they are certain (the put into a container for its window), then are reported."""
+Events wait until they are certain (the put into a container for its window), then are reported; at the end of
+the video what still waits is reported, also for an object taken up again and not seen at rest since."""
 from __future__ import annotations
 
 from collections import Counter
@@ -32,6 +34,7 @@ class Sighting:
     material: np.ndarray
     touches_hand: bool
     label: np.ndarray | None = None  # label class probabilities (None: not read)
+    near_hand: bool = False           # within the hand's reach (the palm may lie between)
 
 
 @dataclass
@@ -68,6 +71,7 @@ class Track:
     in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
     hand_at_start: bool = False       # the hand was at its place when it was first seen there
     carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
+    hand_near_t: float | None = None  # the last time the hand was at its place
 
     def vote(self, s: Sighting) -> None:
         if s.colour:
@@ -99,7 +103,7 @@ class Track:
 class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
                  pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
-                 forget_s: float = 8.0) -> None:
+                 forget_s: float = 8.0, hand_recent_s: float = 1.0) -> None:
         self.w, self.h = width, height
         self.tol = place_tol * width
         self.rest_frames = rest_frames
@@ -108,6 +112,7 @@ class VideoTracker:
         self.settle_frames = rest_frames + 1
         self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
         self.pour_window_s, self.forget_s = pour_window_s, forget_s
+        self.hand_recent_s = hand_recent_s  # the hand was at a place this recently: it may have taken what was there
         self.beside_tol = beside_tol * width
         self.is_container = is_container  # Track -> bool (from its category)
         self.tracks: list[Track] = []
@@ -194,6 +199,9 @@ class VideoTracker:
             tr.last_seen, tr.missing_since, tr.carried = t, None, []
             tr.seen += 1
             tr.in_hand = s.touches_hand
+            if tr.state == "resting" and (s.touches_hand or s.near_hand
+                                          or (hand is not None and self._hand_near(hand, tr.pos))):
+                tr.hand_near_t = t
             tr.vote(s)
             if tr.state == "resting":
                 tr.last_rest = t
@@ -203,7 +211,11 @@ class VideoTracker:
             if tr.state == "candidate":
                 tr.state = "gone"  # not still: something passing (a carried object, the hand's shadow)
             elif tr.missing_since is None and self._in_view(tr.pos):
-                tr.missing_since, tr.hand_at_miss = t, self._hand_near(hand, tr.pos)
+                # the hand took it if it is there now or was there a moment ago (at 2 FPS the hand that lifted
+                # an object is often already away from its place in the first frame it is missing)
+                # (and one whose put waits for its pour window is being handled: the hand takes it up again)
+                recent = tr.hand_near_t is not None and t - tr.hand_near_t <= self.hand_recent_s + 1e-6
+                tr.missing_since, tr.hand_at_miss = t, recent or bool(tr.pending) or self._hand_near(hand, tr.pos)
                 if tr.pending and tr.pending[-1].kind == "put" and tr.pending[-1].target is not None:
                     # taken up again soon after resting in a container: it was poured there
                     put = tr.pending[-1]
@@ -215,7 +227,8 @@ class VideoTracker:
         for j, s in enumerate(sightings):
             if j not in used_s:
                 tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t,
-                           in_hand=s.touches_hand, hand_at_start=s.touches_hand or self._hand_near(hand, s.centre))
+                           in_hand=s.touches_hand,
+                           hand_at_start=s.touches_hand or s.near_hand or self._hand_near(hand, s.centre))
                 tr.vote(s)
                 self.tracks.append(tr)
         # 3. candidates that stay still come to rest: a new object, or one taken earlier, moved here
@@ -242,7 +255,7 @@ class VideoTracker:
         if not taken:
             return
         for j, s in enumerate(sightings):
-            if j in used or not s.touches_hand:
+            if j in used or not (s.touches_hand or s.near_hand):
                 continue
             tr = min(taken, key=lambda c: (round(self.look_cost(c, s.colour, s.category), 1), -c.missing_since))
             if self.look_cost(tr, s.colour, s.category) < 0.5 and np.linalg.norm(tr.pos - s.centre) > 0.5 * self.tol:
@@ -349,7 +362,10 @@ class VideoTracker:
             if tr.state == "resting" and tr.missing_since is None:
                 tr.pending_until = 0.0
                 out += self._flush(tr, self.t)
-            elif tr.state == "resting" and tr.hand_at_miss and not tr.pending:
+            elif tr.state == "resting" and tr.pending:
+                out += tr.pending  # taken up again and not seen to rest since: what it did before still happened
+                tr.pending = []
+            elif tr.state == "resting" and tr.hand_at_miss:
                 out += self._vanished(tr)
         self.events += out
         return out
