@@ -34,7 +34,6 @@ class Sighting:
     material: np.ndarray
     touches_hand: bool
     label: np.ndarray | None = None  # label class probabilities (None: not read)
-    near_hand: bool = False           # within the hand's reach (the palm may lie between)
 
 
 @dataclass
@@ -199,8 +198,7 @@ class VideoTracker:
             tr.last_seen, tr.missing_since, tr.carried = t, None, []
             tr.seen += 1
             tr.in_hand = s.touches_hand
-            if tr.state == "resting" and (s.touches_hand or s.near_hand
-                                          or (hand is not None and self._hand_near(hand, tr.pos))):
+            if tr.state == "resting" and (s.touches_hand or (hand is not None and self._hand_near(hand, tr.pos))):
                 tr.hand_near_t = t
             tr.vote(s)
             if tr.state == "resting":
@@ -227,8 +225,7 @@ class VideoTracker:
         for j, s in enumerate(sightings):
             if j not in used_s:
                 tr = Track(id=len(self.tracks), pos=s.centre.copy(), first_seen=t, seen=1, last_seen=t,
-                           in_hand=s.touches_hand,
-                           hand_at_start=s.touches_hand or s.near_hand or self._hand_near(hand, s.centre))
+                           in_hand=s.touches_hand, hand_at_start=s.touches_hand or self._hand_near(hand, s.centre))
                 tr.vote(s)
                 self.tracks.append(tr)
         # 3. candidates that stay still come to rest: a new object, or one taken earlier, moved here
@@ -255,7 +252,7 @@ class VideoTracker:
         if not taken:
             return
         for j, s in enumerate(sightings):
-            if j in used or not (s.touches_hand or s.near_hand):
+            if j in used or not s.touches_hand:
                 continue
             tr = min(taken, key=lambda c: (round(self.look_cost(c, s.colour, s.category), 1), -c.missing_since))
             if self.look_cost(tr, s.colour, s.category) < 0.5 and np.linalg.norm(tr.pos - s.centre) > 0.5 * self.tol:
