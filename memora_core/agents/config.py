@@ -86,6 +86,9 @@ class AgentSettings(_Cfg):
     tool_categories: list[str] = Field(default_factory=lambda: [
         "utensils", "cutlery", "cleaning equipment and material", "cookware"])
     max_routine_tools: int = Field(default=2, ge=0, le=6)
+    body_categories: list[str] = Field(default_factory=lambda: ["hand", "foot"], description=(
+        "EPIC noun categories of the person's own body: memory may say the dough was last 'in hands', but a body "
+        "part is never the place a plan step is grounded to (a robot cannot go there)"))
 
 
 class AgentsConfig(_Cfg):

@@ -80,6 +80,12 @@ class Vocabulary:
         """The class key of a word ('countertop' -> 'top'), so memory names of the same class match."""
         return self.word_class.get(stem(word.lower()))
 
+    def category_of(self, name: str) -> str:
+        """The EPIC category of an object name's head word ('wooden spoon' -> 'cutlery'); '' when unknown."""
+        words = name.split()
+        cls = self.siblings(self.singular(words[-1])) if words else None
+        return self.class_category.get(cls or "", "")
+
 
 def _category_words(category: str) -> list[str]:
     """'spices and herbs and sauces' -> spice, herb, sauce; 'vegetables' -> vegetable."""

@@ -19,8 +19,9 @@ class Grounding(PlannerBase):
             for o in (s.object, s.target):
                 if o and o not in objects:
                     objects.append(o)
-        # the plan's own placements ('put colander in sink') say where an object goes
-        placed = {s.object: s.target for s in plan.steps if s.object and s.target}
+        # the plan's own placements ('put colander in sink') say where an object goes; the person's body
+        # ('pour soap into hand') is not a place
+        placed = {s.object: s.target for s in plan.steps if s.object and s.target and self._is_place(s.target)}
         found: dict[str, tuple[str | None, list[Evidence], str | None]] = {}
         for o in grounding_order(plan.steps, objects, placed):
             if not self._budget_left(log) or self.family == "parametric":
@@ -45,7 +46,7 @@ class Grounding(PlannerBase):
                 s.evidence = unique_evidence(s.evidence + found[s.object][1])
             if s.object and not s.target:
                 loc = placed.get(s.object) or (found.get(s.object, (None, [], None))[2])
-                if loc and loc != s.object:
+                if loc and loc != s.object and self._is_place(loc):
                     s.target = loc
                     s.text = with_place(s.text, s.action, loc)
         ungrounded = [o for o in objects if o not in found and self.family != "parametric"]
@@ -55,6 +56,11 @@ class Grounding(PlannerBase):
         for s in plan.steps:
             if s.object and not s.target:
                 plan.missing.append(f"no known location for '{s.object}' (step {s.index})")
+
+
+    def _is_place(self, name: str) -> bool:
+        """Anything but a part of the person's body (agents.body_categories of the EPIC noun taxonomy)."""
+        return not (self.vocab and self.vocab.category_of(name) in set(self.cfg.agents.body_categories))
 
 
 def _place_in_lines(obj: str, lines: list[str]) -> str | None:

@@ -28,8 +28,7 @@ class RoutineKnowledge(PlannerBase):
         cats = set(self.cfg.agents.tool_categories)
         out = []
         for o in routine.get("key_objects", []):
-            cls = self.vocab.siblings(o.split()[-1]) if self.vocab else None
-            cat = self.vocab.class_category.get(cls or "", "") if self.vocab else ""
+            cat = self.vocab.category_of(o) if self.vocab else ""
             if cat in cats and not set(tokens(o)) <= have and o not in out:
                 out.append(o)
         return out[: self.cfg.agents.max_routine_tools]
