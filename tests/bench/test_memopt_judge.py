@@ -12,7 +12,7 @@ from memora_core.config import REPO_ROOT
 from memora_core.schemas import SegmentObservation
 
 from memora_bench.memlife.types import SegmentInput
-from memora_bench.memopt.config import RewardConfig
+from memora_bench.memopt.config import MEMOPT_CONFIGS, RewardConfig, load_memopt_config
 from memora_bench.memopt.evaluator import EvaluatorNotFound, Judge, load_judge
 from memora_bench.memopt.judge_cases import FILLERS, KINDS, build_cases, first_person, win_rate
 from memora_bench.memopt.models import smollm2_tokenizer, tiny_model
@@ -84,6 +84,14 @@ def test_qwen_gguf_judge_scores_writer_tokens():
     got = token_faithfulness_batch(judge.model, writer_tok, ["PERCEPTION: turn on tap; wash hands"], [text], [ids],
                                    256, evaluator_tokenizer=judge.tokenizer)[0]
     assert got.shape == (len(ids),) and bool(((got > 0) & (got <= 1)).all())
+
+
+@pytest.mark.parametrize("path", sorted(MEMOPT_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_memopt_config_names_its_judge(path):
+    cfg = load_memopt_config(str(path))
+    assert cfg.name == path.stem
+    if cfg.rewards.evaluator != "initial_writer":
+        assert cfg.rewards.evaluator_path, "a separate judge needs its file or folder"
 
 
 # ---------------------------------------------------------------- cases
