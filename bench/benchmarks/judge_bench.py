@@ -137,10 +137,13 @@ def main(argv=None) -> int:
     info = judge if cfg.rewards.informativeness_judge == "evaluator" else initial_judge
     facts = key_facts_for(data, [c.segment.key for c in cases], info.model, info.tokenizer, cfg)
     cases = [c.with_facts(list(dict.fromkeys(facts.get(key_str(c.segment.key), [])))) for c in cases]
+    scores = score_cases(cases, cfg, judge, info, writer_tok)
     result = {"config": cfg.name, "evaluator": judge.label, "informativeness_judge": info.label,
               "offset": args.offset, "seed": args.seed,
-              "cases": [{"segment": list(c.segment.key), "facts": c.facts, "texts": c.texts} for c in cases],
-              **summarise(score_cases(cases, cfg, judge, info, writer_tok)), "seconds": round(time.time() - t0, 1)}
+              "cases": [{"segment": list(c.segment.key), "facts": c.facts, "texts": c.texts,
+                         "scores": {k: {m: round(v[n], 4) for m, v in scores[k].items()} for k in KINDS}}
+                        for n, c in enumerate(cases)],
+              **summarise(scores), "seconds": round(time.time() - t0, 1)}
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
