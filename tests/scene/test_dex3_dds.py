@@ -139,6 +139,14 @@ def _g1_grasp() -> None:
         go(palm + [0.0, 0.0, 0.10])             # lift
         robot.settle(0.3)
         assert abs(robot.object_pose(bottle)[0][2] - 0.95) < 0.02  # it moves with the hand
+        # ... and turns with it: rolling the wrist tips the bottle (a pour's tilt check reads this)
+        roll = "right_wrist_roll_joint"
+        palm_before = robot._palm_rotation("right")
+        assert robot.command({roll: robot.joint_positions()[roll] + 0.8}, 2.0).completed
+        robot.settle(0.3)
+        turned = np.degrees(np.arccos(np.clip(np.trace(robot._palm_rotation("right") @ palm_before.T) / 2 - 0.5, -1, 1)))
+        tilt = np.degrees(np.arccos(np.clip(robot.object_pose(bottle)[1][2, 2], -1, 1)))
+        assert turned > 25 and abs(tilt - turned) < 10, (tilt, turned)
         robot.close()
     seen = bridge["truth"]
     assert seen["held"] == bottle, seen

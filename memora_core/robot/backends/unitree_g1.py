@@ -86,7 +86,8 @@ class UnitreeG1Robot(Robot):
 
         self._held: str | None = None
         self._held_object: SceneObject | None = None
-        self._held_offset = np.zeros(3)
+        self._held_offset = np.zeros(3)  # the held object's centre in the palm's frame at the grasp
+        self._held_rotation = np.eye(3)  # ... and its orientation there (it was standing when grasped)
         self._let_go: dict[str, SceneObject] = {}
         self.hands: dict[str, object] = {}
         self._open_channels()
@@ -218,12 +219,18 @@ class UnitreeG1Robot(Robot):
             del self._let_go[name]  # seen again: the sighting is newer than where it was let go
         out = {**seen, **self._let_go}
         if self._held is not None and self._held_object is not None:
-            palm = self.hand_position()
             out[self._held] = self._held_object.model_copy(
-                update={"position": tuple(float(v) for v in palm + self._held_offset)})
+                update={"position": tuple(float(v) for v in self._in_hand(self._held_offset))})
         return list(out.values())
 
+    def _in_hand(self, offset: np.ndarray) -> np.ndarray:
+        """A point given in the palm's frame, in the world: the grasp is rigid, so the held object turns with the
+        palm (a pour tips it; its tilt is what the pour checks)."""
+        return self.hand_position() + self._palm_rotation(self.arm) @ offset
+
     def object_pose(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        if name == self._held and self._held_object is not None:
+            return self._in_hand(self._held_offset), self._palm_rotation(self.arm) @ self._held_rotation
         for o in self.scene_objects():
             if o.name == name and o.position is not None:
                 return np.array(o.position), np.eye(3)
@@ -312,7 +319,9 @@ class UnitreeG1Robot(Robot):
         self._held = name
         known = next((o for o in self.scene_objects() if o.name == name and o.position is not None), None)
         self._held_object = known
-        self._held_offset = (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
+        palm = self._palm_rotation(self.arm)
+        self._held_offset = palm.T @ (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
+        self._held_rotation = palm.T  # standing upright (the scene model's objects rest on the table) at the grasp
         forget = getattr(self._objects, "forget", None)
         if callable(forget):
             forget(name)  # its place on the table is stale now: it moves with the hand
@@ -320,7 +329,7 @@ class UnitreeG1Robot(Robot):
 
     def release(self) -> str | None:
         if self._held is not None and self._held_object is not None:
-            at = self.hand_position() + self._held_offset
+            at = self._in_hand(self._held_offset)
             self._let_go[self._held] = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
         name, self._held, self._held_object = self._held, None, None
         hand = self.hands.get(self.arm)
