@@ -10,7 +10,6 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import pour_spots
-from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
 
@@ -42,28 +41,19 @@ class PourSkill:
                 raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
             c.putdown.put_back_near(obj, origin[:2])
-            cup_at = self.robot.object_pose(cup.name)[0].copy()
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
             try:
                 c.putdown.set_down_on_first(cup, spots)
             except PrimitiveFailure:
-                self._put_cup_back(cup, cup_at)
+                # the cup goes back where it stood before the step fails: the next step would start hand_full
+                if self.robot.held_object() == cup.name:
+                    c.putdown.put_back(cup)
                 raise
             c.skills.pick.ensure_held(obj.name)
             self.pour_with_this_arm(obj, cup)
         origin = c.state.origins.get(obj.name)
         if origin is not None:  # put the bottle back where it came from (else on a free spot next to it)
             c.putdown.put_back_near(obj, origin[:2])
-
-    def _put_cup_back(self, cup: SceneObject, at: np.ndarray) -> None:
-        """The cup could not be set down nearer: back where it stood (or beside it), so the step fails with the
-        hand empty; the next step or task would otherwise start holding it (`hand_full`)."""
-        if self.robot.held_object() != cup.name:
-            return
-        try:
-            self.c.putdown.put_back_near(cup, at[:2])
-        except (PrimitiveFailure, LimitViolation) as again:
-            log.info("pour: could not put %s back either: %s", cup.name, getattr(again, "detail", again))
 
     def spots(self, cup: SceneObject, bottle: SceneObject) -> list[np.ndarray]:
         """Free table spots for `cup` with room beside it for `bottle`, nearest the work area first."""
