@@ -135,6 +135,14 @@ class SimRobot(Robot):
 
         return arm_planner(self, arm)
 
+    def reachability(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap
+        """Loaded (or built, ~45 s once per robot model and machine) on first use, then kept."""
+        if getattr(self, "_reach", None) is None:
+            from sim.planning_world import reachability_map
+
+            self._reach = reachability_map(self)
+        return self._reach
+
     def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         held = None
         if self._held is not None:

@@ -244,6 +244,11 @@ class Robot(ABC):
         the hand holds attached (`memora_core.robot.motion.ArmMotionPlanner`); None when the backend has none."""
         return None
 
+    def reachability(self) -> Any | None:
+        """What each arm reaches over the table (`memora_core.robot.motion.ReachabilityMap`), precomputed once per
+        robot model; None when the backend has none (the controller then chooses by the object's side)."""
+        return None
+
     def emergency_stop(self) -> None:
         self.estop.trigger()
 

@@ -32,6 +32,7 @@ class ControlContext:
         self.state = ControlState(pose=self.cfg.motion.grasp_poses[0])
         self.resolver = Resolver(robot)
         self.scene = SceneView(robot, self.resolver, table_height, self.state)
+        self._reach: object | None = None
         # filled in by the controller (they need this context)
         self.arm: ArmMotion
         self.transit: Transit
@@ -44,3 +45,10 @@ class ControlContext:
     def table_put_point(self) -> np.ndarray | None:
         """The work area 'on the table' means when no place is named (`motion.table_put_region`), if any."""
         return self.regions.get((self.cfg.motion.table_put_region or "").lower())
+
+    @property
+    def reach(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap | None
+        """The robot's reachability map (loaded on first use); None when its backend has none."""
+        if self._reach is None:
+            self._reach = self.robot.reachability() or False
+        return self._reach or None

@@ -1,5 +1,5 @@
 """Grasp candidates: the hand poses that fit an object (fixed yaw, or along its long axis), the arm order by
-the object's side, and the choice of the first (point, arm, pose) whose vertical descent is reachable and
+the object's side (an arm the reachability map says reaches first), and the choice of the first (point, arm, pose) whose vertical descent is reachable and
 clear, with that descent's checked joint path."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
                                                  hand_frame_footprint, lowest_reach, palm_inner_direction, preshape)
 from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
@@ -94,7 +95,7 @@ class GraspChooser:
         try:
             # Fixed-yaw hands at every grasp point first; hands along a long object's axis only after them.
             for base, aligned in [(b, a) for a in (False, True) for b in points]:
-                for arm in arms or self.arm_order(float(base[1])):
+                for arm in arms or arms_by_reach(self.c.reach, base, self.arm_order(float(base[1]))):
                     self.robot.use_arm(arm)
                     for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
                         if pose.finger_offset is not None:

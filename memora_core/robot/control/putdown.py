@@ -9,6 +9,7 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import aside_spots, edge_gap, handoff_spots, table_spots
+from memora_core.robot.control.reach import spots_by_reach
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
@@ -22,8 +23,14 @@ class PutDown:
         self.robot, self.cfg = c.robot, c.cfg
 
     def spots_near(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
-        """Free table spots for `obj` near `near` (see `geometry.table_spots`)."""
-        return table_spots(near, obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion, min_dist)
+        """Free table spots for `obj` near `near` (see `geometry.table_spots`); while `obj` is held, those the
+        holding arm reaches at its release height first (`reach.spots_by_reach`)."""
+        spots = table_spots(near, obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion, min_dist)
+        if self.robot.held_object() != obj.name:
+            return spots
+        scene = self.c.scene
+        palm_z = self.c.table_z + scene.held_half_up(obj) + self.cfg.motion.release_gap + scene.hang(obj.name)[2]
+        return spots_by_reach(self.c.reach, spots, self.robot.arm, palm_z)
 
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         scene, arm = self.c.scene, self.c.arm
