@@ -1,6 +1,6 @@
 """Grasp candidates: the hand poses that fit an object (fixed yaw, or along its long axis), the arm order by
-the object's side (an arm the reachability map says reaches first), and the choice of the first (point, arm, pose) whose vertical descent is reachable and
-clear, with that descent's checked joint path."""
+the object's side (an arm the reachability map says reaches first), and the choice of the first (point, arm,
+pose) whose vertical descent is reachable and clear, with that descent's checked joint path."""
 from __future__ import annotations
 
 from collections import Counter
