@@ -9,9 +9,9 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
                                                  hand_frame_footprint, lowest_reach, palm_inner_direction, preshape)
+from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
 
