@@ -67,3 +67,21 @@ def test_updates_from_another_thread_while_read():
         stop.set()
         th.join()
     assert t.updates > 0
+
+
+def _part(name: str, p: tuple[float, float, float], explained: float, stamp: float) -> SceneModel:
+    return SceneModel(table_z=0.74, stamp_s=stamp, objects=[PerceivedObject(
+        position=p, yaw=None, size=(0.03, 0.03, 0.1), shape=Shape.CYLINDER, colour="green", pixels=100,
+        occluded=True, name=name, match_cost=0.4, explained=explained)])
+
+
+def test_a_view_of_a_small_part_does_not_replace_a_whole_view_of_the_object_where_it_was():
+    t = ObjectTracker([MUG])
+    t.update(_part("green mug", (0.40, -0.10, 0.79), 1.0, stamp=1.0))
+    t.update(_part("green mug", (0.42, -0.09, 0.79), 0.3, stamp=2.0))         # its edge, within its footprint
+    assert _where(t) == {"green mug": (0.40, -0.10, 0.79)}
+    assert t.sighting("green mug").stamp_s == 2.0 and t.sighting("green mug").explained == 1.0
+    t.update(_part("green mug", (0.55, 0.10, 0.79), 0.3, stamp=3.0))         # a part of it far away: it moved
+    assert _where(t) == {"green mug": (0.55, 0.10, 0.79)}
+    t.update(_part("green mug", (0.56, 0.11, 0.79), 0.9, stamp=4.0))         # a better view replaces a part
+    assert _where(t) == {"green mug": (0.56, 0.11, 0.79)}

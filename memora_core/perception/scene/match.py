@@ -88,7 +88,7 @@ def match(objects: list[PerceivedObject], entities: list[EntityDescription], s: 
     best-fitting entity); objects that fit nothing, or that another object explains better, get name None."""
     s = s or MatchSettings()
     for o in objects:
-        o.name, o.match_cost = None, None
+        o.name, o.match_cost, o.explained = None, None, None
     if not objects or not entities:
         return
     cost = np.array([[pair_cost(o, e, s) for e in entities] for o in objects])
@@ -103,3 +103,4 @@ def match(objects: list[PerceivedObject], entities: list[EntityDescription], s: 
         objects[r].match_cost = float(cost[r, c] if c < m else cost[r].min())
         if c < m:
             objects[r].name = entities[c].name
+            objects[r].explained = 1.0 - unexplained_fraction(objects[r], entities[c], s)

@@ -17,6 +17,12 @@ def entities(catalogue: list[SceneObject]) -> list[EntityDescription]:
 def perceived_objects(scene: SceneModel, catalogue: list[SceneObject]) -> list[SceneObject]:
     """Catalogue objects the camera sees, at the perceived position; objects not seen are left out, and
     perceived objects that matched nothing known are not the controller's to handle."""
+    return [o for o, _ in perceived_sightings(scene, catalogue)]
+
+
+def perceived_sightings(scene: SceneModel, catalogue: list[SceneObject]) -> list[tuple[SceneObject, float]]:
+    """`perceived_objects` with how much of each the view explains (0..1, the matched blob's `explained`; a
+    part seen gives the part's position)."""
     known = {o.name: o for o in catalogue}
-    return [known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position)})
-            for p in scene.objects if p.name in known]
+    return [(known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position)}),
+             1.0 if p.explained is None else float(p.explained)) for p in scene.objects if p.name in known]

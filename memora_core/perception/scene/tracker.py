@@ -2,6 +2,9 @@
 
 One head RGB-D frame sees only part of the table (the arm hides what it reaches for; the image border cuts
 the rest), so the last position each known object was seen at is kept until a newer sighting replaces it.
+A sighting that explains much less of an object than the one kept (a part of it shows; its position is the
+part's) does not replace it where it lies within the kept one's footprint: the same object seen worse from
+here, not moved.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
 `max_age_s`. Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
 from __future__ import annotations
@@ -9,7 +12,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from memora_core.perception.scene.objects import perceived_objects
+import numpy as np
+
+from memora_core.perception.scene.objects import perceived_sightings
 from memora_core.perception.scene.types import SceneModel
 from memora_core.robot.robot import SceneObject
 
@@ -18,6 +23,17 @@ from memora_core.robot.robot import SceneObject
 class Sighting:
     object: SceneObject
     stamp_s: float
+    explained: float = 1.0   # of the object's box, the fraction the view accounted for
+
+    # A view that explains this much less of the object than the kept one is the same object seen worse.
+    WORSE_BY = 0.3
+
+    def covers(self, obj: SceneObject, margin_m: float = 0.02) -> bool:
+        """Whether `obj`'s position lies within this sighting's footprint (its longest half size + margin)."""
+        if self.object.position is None or obj.position is None:
+            return False
+        reach = max(self.object.extent or (self.object.radius,)) + margin_m
+        return float(np.linalg.norm(np.subtract(obj.position[:2], self.object.position[:2]))) <= reach
 
 
 class ObjectTracker:
@@ -32,14 +48,23 @@ class ObjectTracker:
         """Take in one scene model (frame time `stamp_s`, default the model's own); returns the names it saw.
         A frame older than the sighting it would replace is ignored for that object (out-of-order messages)."""
         stamp_s = scene.stamp_s if stamp_s is None else stamp_s
-        seen = perceived_objects(scene, self.catalogue)
+        seen = perceived_sightings(scene, self.catalogue)
         with self._lock:
-            for obj in seen:
+            for obj, explained in seen:
                 old = self._seen.get(obj.name)
-                if old is None or old.stamp_s <= stamp_s:
-                    self._seen[obj.name] = Sighting(obj, stamp_s)
+                if old is not None and old.stamp_s > stamp_s:
+                    continue
+                if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
+                    self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
+                else:
+                    self._seen[obj.name] = Sighting(obj, stamp_s, explained)
             self.updates += 1
-        return [o.name for o in seen]
+        return [o.name for o, _ in seen]
+
+    def sighting(self, name: str) -> Sighting | None:
+        """What is kept of `name`: where, when and how much of it the view explained."""
+        with self._lock:
+            return self._seen.get(name)
 
     def forget(self, name: str) -> None:
         """Drop what was seen of `name` (e.g. it is in the hand now: its place on the table is stale)."""

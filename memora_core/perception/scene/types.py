@@ -75,6 +75,7 @@ class PerceivedObject:
         return self.truncated or self.occluded
     name: str | None = None                # the matched entity, None when nothing known fits
     match_cost: float | None = None
+    explained: float | None = None         # of the named entity's box, the fraction its size accounts for
 
 
 @dataclass
