@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memora_core.config import CONFIG_DIR, load_yaml
 from memora_core.report import write_demo_report
@@ -66,6 +66,9 @@ class DemoConfig(BaseModel):
         default="sim", description="which robot runs the tasks: the MuJoCo G1 driven in-process (sim) or the Unitree G1 "
         "backend over DDS (g1: LowCmd/LowState, Dex3 hands, head RGB-D scene model; here against the Unitree sim "
         "bridge, exactly the code a real G1 runs; robot_configs/robots/unitree_g1.yaml)")
+    g1_domain: int | None = Field(
+        default=None, ge=0, le=232, description="robot g1 only: the Unitree SDK's DDS domain between the backend and "
+        "the sim bridge (None: the graph's default, 1); another one keeps two G1 runs on one machine apart")
     speech: dict[str, object] = Field(default_factory=lambda: {"voice": "en", "words_per_minute": 130})
     tasks: list[DemoTask]
 
@@ -103,11 +106,11 @@ def speak(text: str, path: Path, speech: dict[str, object]) -> Path:
 
 def load_demo_config(path: Path = DEFAULT_CONFIG, layout_seed: int | None = None,
                      perception: str | None = None, robot_perception: str | None = None,
-                     robot: str | None = None) -> DemoConfig:
+                     robot: str | None = None, g1_domain: int | None = None) -> DemoConfig:
     """The demo's config; the command line's values, where given, replace the file's."""
     cfg = DemoConfig.model_validate(load_yaml(path))
     overrides = {"layout_seed": layout_seed, "perception": perception, "robot_perception": robot_perception,
-                 "robot": robot}
+                 "robot": robot, "g1_domain": g1_domain}
     return DemoConfig.model_validate({**cfg.model_dump(), **{k: v for k, v in overrides.items() if v is not None}})
 
 
@@ -146,7 +149,8 @@ class DemoRun:
                 "layout_seed": str(self.cfg.layout_seed), "driver": "demo", "tasks": json.dumps(self.tasks),
                 "episodes": str(len(self.videos)), "camera_speed": str(self.cfg.camera_speed),
                 "perception": self.cfg.perception, "robot_perception": self.cfg.robot_perception,
-                "robot": self.cfg.robot, "g1_bridge": "sim"}
+                "robot": self.cfg.robot, "g1_bridge": "sim",
+                **({"g1_domain": str(self.cfg.g1_domain)} if self.cfg.g1_domain is not None else {})}
 
     def finish(self, code: int) -> bool:
         """Write summary.json and report.html, print the summary; True when the graph exited 0 and every task
@@ -189,9 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--robot", choices=["sim", "g1"], default=None,
                     help="sim: the MuJoCo G1 in-process; g1: the Unitree G1 backend over DDS against the sim bridge "
                     "(overrides the config)")
+    ap.add_argument("--g1-domain", type=int, default=None,
+                    help="with --robot g1: the Unitree SDK DDS domain of the backend and the sim bridge (default 1)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    cfg = load_demo_config(args.config, args.layout_seed, args.perception, args.robot_perception, args.robot)
+    try:
+        cfg = load_demo_config(args.config, args.layout_seed, args.perception, args.robot_perception, args.robot,
+                               args.g1_domain)
+    except ValidationError as e:
+        ap.error(f"bad demo setting: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}")
     run = DemoRun(cfg, args.runs / (args.name or cfg.run_name)).prepare()
     return 0 if run.finish(run_graph(run)) else 1
 

@@ -63,3 +63,15 @@ def test_robot_g1_runs_the_unitree_backend_against_the_sim_bridge(tmp_path):
     sim = {n.name for n in graph.nodes_for(graph.argument_values(DemoRun(load_demo_config(), tmp_path / "s")
                                                                   .graph_arguments()))}
     assert "unitree_sim_bridge" not in sim and "scene_model" not in sim
+
+
+def test_a_g1_domain_reaches_the_controller_and_the_bridge(tmp_path):
+    graph = load_graph(GRAPH_FILE)
+    run = DemoRun(load_demo_config(robot="g1", g1_domain=7), tmp_path / "g1")
+    values = graph.argument_values(run.graph_arguments())
+    nodes = {n.name: n for n in graph.nodes_for(values)}
+    for name in ("controller", "unitree_sim_bridge"):
+        assert graph.param_overrides(nodes[name], values)["dds_domain"] in (7, "7")
+    # Without one, the graph's default stays (empty: the bridge's domain 1).
+    plain = DemoRun(load_demo_config(robot="g1"), tmp_path / "p").graph_arguments()
+    assert "g1_domain" not in plain
