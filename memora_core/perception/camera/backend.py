@@ -23,7 +23,7 @@ from memora_core.perception.camera.features import region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.naming import action_text, object_name
-from memora_core.perception.camera.regions import TABLE, find_regions
+from memora_core.perception.camera.regions import TABLE, PalmSettings, find_regions
 from memora_core.perception.camera.tracker import Sighting, Track, VideoTracker
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
 
@@ -76,7 +76,8 @@ class CameraPerception(PerceptionBackend):
 
     def sightings(self, rgb: np.ndarray, t: float) -> tuple[list[Sighting], float, np.ndarray]:
         """Regions of one frame as sightings, the fraction of the frame that is table, the hand mask."""
-        regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px)
+        regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px,
+                                          palm=self._palm())
         if not regions:
             return [], float((cls == TABLE).mean()), hand
         x = np.stack([region_vector(rgb, r) for r in regions])
@@ -86,6 +87,11 @@ class CameraPerception(PerceptionBackend):
         out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
                         touches_hand=r.touches_hand, label=pl[i]) for i, r in enumerate(regions)]
         return out, float((cls == TABLE).mean()), hand
+
+    def _palm(self) -> PalmSettings | None:
+        if self.model.hand_share is None:
+            return None
+        return PalmSettings(self.model.hand_share, self.cfg.palm_min_share, self.cfg.palm_reach)
 
     def _label(self, tr: Track) -> str:
         return NO_LABEL if tr.label is None else self.model.forests["label"].classes[int(np.argmax(tr.label))]

@@ -11,6 +11,10 @@ class CameraPerceptionConfig(BaseModel):
                             description="trained pixel table + attribute forest (`memora camera-train` writes it)")
     min_blob_px: int = Field(default=60, ge=1, description="an object region smaller than this many pixels is ignored")
     min_part_px: int = Field(default=25, ge=1, description="a colour part this large splits a merged region")
+    palm_min_share: float = Field(default=0.1, ge=0, le=1, description="a pixel next to the forearm is the palm "
+                                  "when at least this share of its colour's training pixels were hand (camera/hand.py)")
+    palm_reach: float = Field(default=0.08, ge=0, description="the palm is within this fraction of the image width "
+                              "of the forearm")
     work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
     place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
     moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")

@@ -1,5 +1,5 @@
 """The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
-load): the pixel-class lookup table and a random forest per attribute (category, material, label), each tree
+load): the pixel-class lookup table, the hand share of each colour (hand.py; absent in files written before it), and a random forest per attribute (category, material, label), each tree
 as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
 and material were trained on its shape/appearance part only, the label forest on all of it. `memora camera-train` writes the file; loading checks its shape."""
 from __future__ import annotations
@@ -81,6 +81,7 @@ def forest_from_sklearn(rf, classes: list[str]) -> Forest:
 class CameraModel:
     lut: np.ndarray                  # 2**(3*LUT_BITS) uint8 pixel classes
     forests: dict[str, Forest]
+    hand_share: np.ndarray | None = None  # 2**(3*LUT_BITS) uint8: share of each colour's pixels that were hand
 
     def save(self, path: Path | str) -> Path:
         path = Path(path).expanduser()
@@ -91,6 +92,8 @@ class CameraModel:
             for k in ("feature", "threshold", "left", "right", "value"):
                 arrays[f"{a}.{k}"] = getattr(f, k)
             arrays[f"{a}.classes"] = np.array(f.classes)
+        if self.hand_share is not None:
+            arrays["hand_share"] = self.hand_share
         tmp = path.with_suffix(".partial.npz")
         np.savez_compressed(tmp, **arrays)
         tmp.replace(path)
@@ -107,6 +110,9 @@ class CameraModel:
             lut = z["lut"].astype(np.uint8)
             if lut.shape != (2 ** (3 * LUT_BITS),):
                 raise CameraModelError(f"camera model {path}: pixel table of shape {lut.shape}")
+            hand_share = z["hand_share"].astype(np.uint8) if "hand_share" in z.files else None  # older files: none
+            if hand_share is not None and hand_share.shape != lut.shape:
+                raise CameraModelError(f"camera model {path}: hand-share table of shape {hand_share.shape}")
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                  classes=[str(c) for c in z[f"{a}.classes"]]) for a in ATTRIBUTES}
-        return cls(lut=lut, forests=forests)
+        return cls(lut=lut, forests=forests, hand_share=hand_share)

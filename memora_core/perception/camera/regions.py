@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from memora_core.perception.camera.colour import chromatic_mask, hsv_pixels, region_colour
+from memora_core.perception.camera.hand import forearm_mask, palm_mask
 
 BACKGROUND, TABLE, HAND, OBJECT = 0, 1, 2, 3
 LUT_BITS = 5  # RGB quantised to 5 bits a channel: a 32 x 32 x 32 table
@@ -24,6 +25,13 @@ def lut_index(rgb: np.ndarray) -> np.ndarray:
 def classify_pixels(rgb: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """H x W uint8 pixel classes (BACKGROUND/TABLE/HAND/OBJECT)."""
     return lut[lut_index(rgb)]
+
+
+@dataclass
+class PalmSettings:
+    hand_share: np.ndarray  # per quantised colour, the share of training pixels that were hand (uint8, 0..255)
+    min_share: float        # a pixel next to the forearm is palm when its colour's hand share is at least this
+    reach: float            # ... and it is within this fraction of the image width of the forearm
 
 
 @dataclass
@@ -83,25 +91,29 @@ def _split(rgb: np.ndarray, comp: np.ndarray, min_part: int) -> list[np.ndarray]
     return [comp & (owner == i) for i in range(len(seeds))]
 
 
-def _hand_mask(cls: np.ndarray, min_frac: float = 0.005) -> np.ndarray:
-    """The hand: hand-class components of at least `min_frac` of the frame (stray pixels of a hand-like
-    colour elsewhere are not a hand), grown by 2 px so that what it holds touches it."""
-    n, lbl, stats, _ = cv2.connectedComponentsWithStats((cls == HAND).astype(np.uint8), connectivity=8)
-    big = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= min_frac * cls.size]
-    hand = np.isin(lbl, big).astype(np.uint8) if big else np.zeros(cls.shape, np.uint8)
-    return cv2.dilate(hand, np.ones((5, 5), np.uint8)) > 0
+def _hand_mask(forearm: np.ndarray) -> np.ndarray:
+    """The hand grown by 2 px, so that what it holds touches it."""
+    return cv2.dilate(forearm.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
 
 
 def find_regions(rgb: np.ndarray, lut: np.ndarray, min_px: int, min_part: int,
-                 max_background: float = 0.6, max_dark_v: int = 64) -> tuple[list[Region], np.ndarray, np.ndarray]:
-    """Object regions of one frame, the frame's pixel classes and its hand mask."""
-    cls = classify_pixels(rgb, lut)
+                 max_background: float = 0.6, max_dark_v: int = 64, palm: PalmSettings | None = None,
+                 ) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    """Object regions of one frame, the frame's pixel classes and its hand mask. With `palm` (the model's
+    hand-share table and its settings), the palm at the forearm's end is hand too (hand.py)."""
+    idx = lut_index(rgb)
+    cls = lut[idx]
+    forearm = forearm_mask(cls)
+    if palm is not None:
+        grown = palm_mask(idx, forearm, palm.hand_share, palm.min_share, palm.reach * rgb.shape[1])
+        cls[grown] = HAND
+        forearm |= grown
     obj = (cls == OBJECT).astype(np.uint8)
     obj = cv2.morphologyEx(obj, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))  # pixels of an object read as table
     obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     obj[cls == HAND] = 0
     core = cv2.erode(obj, np.ones((3, 3), np.uint8))  # thin bridges between neighbours in the image break
-    hand = _hand_mask(cls)
+    hand = _hand_mask(forearm)
     n, lbl, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     # every object pixel belongs to the nearest core component (within 2 px)
     dist, near = cv2.distanceTransformWithLabels(np.where(core > 0, 0, 255).astype(np.uint8), cv2.DIST_L2, 3,

@@ -2,7 +2,9 @@
 
 1. Pixel classes: frames sampled at the segment rate from each session are paired with their segmentation
    ground truth (groundtruth.py); every quantised RGB colour gets the class it most often shows (colours
-   never seen stay OBJECT: an unknown colour is more likely a new thing than the table).
+   never seen stay OBJECT: an unknown colour is more likely a new thing than the table); each colour also
+   keeps the share of its pixels that were hand (palm and forearm), to find the palm next to the forearm
+   (hand.py).
 2. Attributes: object regions are found in the same frames with that table; a region whose pixels are
    mostly one object is a sample labelled with that object's category and material from the scene
    description; a random forest per attribute is fitted: category and material on the regions'
@@ -22,7 +24,9 @@ from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
 from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, forest_from_sklearn
-from memora_core.perception.camera.regions import LUT_BITS, find_regions, lut_index
+from memora_core.perception.camera.config import CameraPerceptionConfig
+from memora_core.perception.camera.hand import hand_share_table
+from memora_core.perception.camera.regions import LUT_BITS, PalmSettings, find_regions, lut_index
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,8 @@ class TrainSettings:
     seed: int = 0
     min_px: int = 60
     min_part: int = 25
+    palm_min_share: float = CameraPerceptionConfig.model_fields["palm_min_share"].default
+    palm_reach: float = CameraPerceptionConfig.model_fields["palm_reach"].default
 
 
 @dataclass
@@ -69,10 +75,12 @@ def pixel_table(counts: np.ndarray) -> np.ndarray:
     return lut
 
 
-def region_samples(frames, lut: np.ndarray, st: TrainSettings) -> tuple[np.ndarray, dict[str, list[str]]]:
+def region_samples(frames, lut: np.ndarray, st: TrainSettings,
+                   hand_share: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
     xs, ys = [], {a: [] for a in ATTRIBUTES}
+    palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
     for rgb, object_id, specs in frames:
-        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part)
+        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm)
         for r in regions:
             ids = object_id[r.mask]
             ids = ids[ids >= 0]
@@ -95,7 +103,8 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
     st = st or TrainSettings()
     col = _collect_pixels(sessions, st, progress)
     lut = pixel_table(col.counts)
-    x, ys = region_samples(col.frames, lut, st)
+    hand_share = hand_share_table(col.counts)
+    x, ys = region_samples(col.frames, lut, st, hand_share)
     if len(x) == 0:
         raise ValueError("no object regions in the training sessions")
     forests, report = {}, {"sessions": [s.video_id for s in sessions], "regions": int(len(x))}
@@ -107,5 +116,5 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         rf.fit(x if a == "label" else x[:, :len(FEATURE_NAMES)], y)
         forests[a] = forest_from_sklearn(rf, classes)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
-    path = CameraModel(lut=lut, forests=forests).save(out)
+    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share).save(out)
     return path, report
