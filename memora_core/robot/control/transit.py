@@ -45,18 +45,39 @@ class Transit:
         ready = np.array([self.cfg.motion.stow_x, hand[1], z])
         s = self.c.state
         pose, free = s.pose, self.robot.held_object() is None
+        # These moves go nowhere near what the step is about: every object counts, the one about to be picked
+        # too (standing by the table's edge, it is what a hand rising beside the hip sweeps).
+        clear = set(ignore) & {self.robot.held_object()}
         if free:
             s.pose = pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
         try:
-            self.arm.go(ready, ignore, "ready", exact=False, bisect=False)
+            self._rough(ready, clear)
         except PrimitiveFailure as first:
+            if first.cause not in PLAN_REFUSED:
+                raise
             try:
-                self.arm.go(np.array([hand[0], hand[1], z]), ignore, "ready", exact=False, bisect=False)
-                self.arm.go(ready, ignore, "ready", exact=False, bisect=False)
-            except PrimitiveFailure:
-                raise first from None
+                self._rough(np.array([hand[0], hand[1], z]), clear)
+                self._rough(ready, clear)
+            except PrimitiveFailure as second:
+                if second.cause not in PLAN_REFUSED or not self.c.guarded.settings.guarded_approach:
+                    raise
+                try:  # no hand-made way out of the tuck clears: one the motion library plans
+                    self.c.planned.move_to(ready, clear, "planned ready")
+                except PrimitiveFailure as planned:
+                    if planned.cause not in PLAN_REFUSED:
+                        raise
+                    raise first from None
         finally:
             s.pose = pose
+
+    def _rough(self, point: np.ndarray, ignore: set[str]) -> None:
+        """A rough move out of the tuck: few IK waypoints (the palm line need not be kept), but the joint lines
+        between them checked too: from beside the hip they differ much, and the fingers swing wide between."""
+        q0, path = self.robot.joint_positions(), []
+        for q in self.arm.plan_line(point, ignore, "ready", bisect=False):
+            path += self.arm.joint_line_from(q0, q, ignore, "ready")
+            q0 = q
+        self.arm.follow(path, point, ignore, "ready", exact=False)
 
     def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0, plan: bool = True) -> None:
         """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
@@ -138,7 +159,26 @@ class Transit:
             self.arm.plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
                                start_xyz=np.array([h[0], h[1], level]), margin=self.arm.transit_margin)
             self.arm.go(np.array([h[0], h[1], level]), ignore | self.lift_contacts(), "carry level")
-        self.arm.go(np.array([above_xy[0], above_xy[1], level]), ignore, "carry", margin=self.arm.transit_margin)
+        point = np.array([above_xy[0], above_xy[1], level])
+        path = self.arm.plan_line(point, ignore, "carry", margin=self.arm.transit_margin)
+        if self.robot.held_object():
+            self._sag_clear(point, ignore)
+        # The servos trail a fast move; with an object hanging from the hand the palm sags most: carry it slower.
+        speed = self.c.guarded.settings.held_carry_speed if self.robot.held_object() else self.cfg.motion.speed
+        dist = float(np.linalg.norm(point - self.robot.hand_position()))
+        self.arm.follow(path, point, ignore, "carry", duration=max(self.cfg.motion.min_segment_s, dist / speed))
+
+    def _sag_clear(self, point: np.ndarray, ignore: set[str]) -> None:
+        """The loaded arm sags behind a level carry: the same line `held_carry_drop` lower must clear too (by the
+        default margin). Raises the refusal (PATH_BLOCKED: another level is tried); a lowered line the arm cannot
+        reach is no evidence of a collision and passes."""
+        drop = np.array([0.0, 0.0, self.c.guarded.settings.held_carry_drop])
+        try:
+            self.arm.plan_line(point - drop, ignore, "carry", start_xyz=self.robot.hand_position() - drop)
+        except PrimitiveFailure as f:
+            if f.cause is FailureCause.PATH_BLOCKED:
+                raise
+            log.debug("carry: the lowered line does not solve (%s); not checked", f.detail)
 
     def reposture(self, point: np.ndarray, ignore: set[str], what: str) -> None:
         """Put the palm at `point` with a posture solved for that point alone, reached by a clearance-checked

@@ -77,6 +77,13 @@ class PlannerConfig(_Cfg):
     guard_speed: float = Field(default=0.03, gt=0, description="m/s of the palm during the guarded descent")
     guard_stall: float = Field(default=0.006, gt=0, description=(
         "m the palm may lag a descent step's end; more counts as contact and the descent stops there"))
+    # --- carrying ------------------------------------------------------------------------------------------
+    held_carry_speed: float = Field(default=0.2, gt=0, description=(
+        "m/s of the palm on the level carry while it holds an object (the servos trail a fast move, the loaded "
+        "arm most: at the free hand's 0.35 m/s the palm sagged 3.3 cm mid-carry, more than the carry's margin)"))
+    held_carry_drop: float = Field(default=0.03, ge=0, description=(
+        "m below its level the line of a held carry is checked again (by the robot's default clearance margin): "
+        "the loaded arm sagged up to 3.2 cm behind its plan mid-carry, into a can the level line cleared"))
     # --- reachability --------------------------------------------------------------------------------
     reach_grid: ReachGridConfig = Field(default_factory=ReachGridConfig)
     cache_dir: str = Field(default=".cache/memora/reachability", description=(
