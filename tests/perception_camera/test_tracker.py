@@ -208,3 +208,22 @@ def test_what_was_done_before_it_went_out_of_sight_is_reported() -> None:
     tr = _tracker()
     events = _run(tr, _poured([(t, lambda t: [], NO_HAND) for t in np.arange(5.5, 9.0, 0.5)]))
     assert [e.kind for e in events] == ["pick", "pour"]
+
+
+def test_parts_taken_together_are_one_object() -> None:
+    """A labelled bottle shows as two parts that look different (a red body, a white label band), side by side.
+    The hand takes both at once: they are one object, so the pick and the put name one track carrying the
+    evidence of both parts, and the other part is dropped (not left waiting as a second taken object)."""
+    tr = _tracker()
+    parts = lambda t: [_s(t, 60, 100, "red", "bottle"), _s(t, 60, 118, "white", "bottle")]  # noqa: E731
+    rest = lambda t: [s for s in SCENE(t) if s.colour != "red"]  # noqa: E731
+    frames = [(t, rest(t) + parts(t), NO_HAND) for t in np.arange(0.0, 3.5, 0.5)]
+    frames += [(3.5, rest(3.5), _hand_at(60, 108)), (4.0, rest(4.0), NO_HAND)]
+    frames += [(t, rest(t) + [_s(t, 150, 60, "white", "bottle")], _hand_at(150, 60) if t == 4.5 else NO_HAND)
+               for t in np.arange(4.5, 7.0, 0.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "put"]
+    moved = tr.tracks[events[0].track]
+    assert events[1].track == moved.id and {"red", "white"} <= set(moved.colours)
+    waiting = [x for x in tr.tracks if x.state == "resting" and x.missing_since is not None]
+    assert waiting == []

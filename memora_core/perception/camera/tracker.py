@@ -99,6 +99,12 @@ class Track:
         return self.state != "gone"
 
 
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int], margin: int = 1) -> bool:
+    """Two boxes (x, y, w, h) overlap or touch (within `margin` px)."""
+    return (a[0] - margin < b[0] + b[2] and b[0] - margin < a[0] + a[2]
+            and a[1] - margin < b[1] + b[3] and b[1] - margin < a[1] + a[3])
+
+
 class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
                  pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
@@ -220,6 +226,7 @@ class VideoTracker:
                     tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, t,
                                            target=put.target)
                     tr.inside = None
+        self._join_parts_taken_together(live, t)
         # 2. what the hand holds away from a place is what it took; what is new starts as a candidate
         self._follow_held(sightings, used_s, t)
         for j, s in enumerate(sightings):
@@ -242,6 +249,25 @@ class VideoTracker:
             out += self._flush(tr, t)
         self.events += out
         return out
+
+    def _join_parts_taken_together(self, live: list[Track], t: float) -> None:
+        """Parts of one object (a labelled bottle splits into bands that look different) are taken together: tracks
+        that went missing in this frame with the hand there, whose boxes overlap, are one object. The one seen
+        most keeps the evidence of the others (their looks pool into one name); the others are dropped."""
+        went = [tr for tr in live if tr.state == "resting" and tr.missing_since == t and tr.hand_at_miss
+                and not tr.pending and tr.seen >= self.stable_seen]
+        for tr in sorted(went, key=lambda c: -c.seen):
+            if tr.state != "resting":
+                continue
+            for o in went:
+                if o is tr or o.state != "resting" or not _overlap(tr.box, o.box):
+                    continue
+                tr.colours.update(o.colours)
+                for a in ("category", "material", "label"):
+                    x, y = getattr(tr, a), getattr(o, a)
+                    setattr(tr, a, y if x is None else x if y is None else x + y)
+                tr.seen += o.seen
+                o.state = "gone"
 
     def _follow_held(self, sightings: list[Sighting], used: set[int], t: float) -> None:
         """Held-object tracking: a region touching the hand, away from every resting place, that looks like an
