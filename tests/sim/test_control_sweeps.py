@@ -5,13 +5,14 @@ carry's clearance margin."""
 import numpy as np
 import pytest
 
+from memora_core.robot.control import FailureCause, PrimitiveFailure
 from memora_core.schemas import PlanStep
 
 pytestmark = pytest.mark.sim
 
 # A bottle by the table's front edge, right beside where the left hand rises from the hip; a box to carry.
 OBJS = {"coca-cola bottle": (0.264, 0.313, 0.0), "lipton tea box": (0.55, -0.34, 0.7),
-        "grey bowl": (0.43, -0.05, 0.0)}
+        "fanta can": (0.45, -0.05, 0.0)}
 
 
 def _robot_touches(robot, name: str) -> bool:
@@ -88,3 +89,23 @@ def test_a_held_carry_sags_less_than_its_margin(ctl):
     slow = c.guarded.settings.held_carry_speed
     assert sags[slow] < c.arm.transit_margin, sags
     assert sags[slow] < sags[ctl.cfg.motion.speed], sags  # the slower carry is what keeps the sag down
+
+
+def test_a_held_carry_whose_line_clears_only_without_the_sag_is_refused(ctl):
+    robot, c = ctl.robot, ctl.c
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="lipton tea box")).success
+    pos, rot = robot.object_pose("lipton tea box")
+    below = robot.hand_position()[2] - (pos[2] - c.resolver.require("lipton tea box").half_up(rot))
+    can_top = robot.object_pose("fanta can")[0][2] + c.resolver.require("fanta can").half_height
+    # A level over the can where the box clears it by 1 cm more than the carry's margin: the level line passes.
+    level = can_top + below + c.arm.transit_margin + 0.01
+    goal_xy = np.array([0.35, 0.24])  # the straight carry there passes over the can
+    hand = robot.hand_position().copy()
+    c.guarded.settings = c.guarded.settings.model_copy(update={"held_carry_drop": 0.06})
+    with pytest.raises(PrimitiveFailure) as refused:
+        c.transit._carry_at(goal_xy, level, set())
+    assert refused.value.cause is FailureCause.PATH_BLOCKED and "fanta can" in refused.value.blockers
+    assert np.linalg.norm(robot.hand_position() - hand) < 0.01, "it moved before refusing"
+    c.guarded.settings = c.guarded.settings.model_copy(update={"held_carry_drop": 0.0})
+    c.transit._carry_at(goal_xy, level, set())  # unchecked for the sag, the same carry is taken
+    assert np.linalg.norm(robot.hand_position()[:2] - goal_xy) < 0.03

@@ -158,6 +158,8 @@ class Transit:
             h = self.robot.hand_position()
             self.arm.plan_line(np.array([above_xy[0], above_xy[1], level]), ignore, "carry",
                                start_xyz=np.array([h[0], h[1], level]), margin=self.arm.transit_margin)
+            if self.robot.held_object():
+                self._sag_clear(np.array([above_xy[0], above_xy[1], level]), ignore, np.array([h[0], h[1], level]))
             self.arm.go(np.array([h[0], h[1], level]), ignore | self.lift_contacts(), "carry level")
         point = np.array([above_xy[0], above_xy[1], level])
         path = self.arm.plan_line(point, ignore, "carry", margin=self.arm.transit_margin)
@@ -168,13 +170,14 @@ class Transit:
         dist = float(np.linalg.norm(point - self.robot.hand_position()))
         self.arm.follow(path, point, ignore, "carry", duration=max(self.cfg.motion.min_segment_s, dist / speed))
 
-    def _sag_clear(self, point: np.ndarray, ignore: set[str]) -> None:
+    def _sag_clear(self, point: np.ndarray, ignore: set[str], start: np.ndarray | None = None) -> None:
         """The loaded arm sags behind a level carry: the same line `held_carry_drop` lower must clear too (by the
         default margin). Raises the refusal (PATH_BLOCKED: another level is tried); a lowered line the arm cannot
         reach is no evidence of a collision and passes."""
         drop = np.array([0.0, 0.0, self.c.guarded.settings.held_carry_drop])
         try:
-            self.arm.plan_line(point - drop, ignore, "carry", start_xyz=self.robot.hand_position() - drop)
+            start = self.robot.hand_position() if start is None else start
+            self.arm.plan_line(point - drop, ignore, "carry", start_xyz=start - drop)
         except PrimitiveFailure as f:
             if f.cause is FailureCause.PATH_BLOCKED:
                 raise
