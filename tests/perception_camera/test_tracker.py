@@ -227,3 +227,16 @@ def test_parts_taken_together_are_one_object() -> None:
     assert events[1].track == moved.id and {"red", "white"} <= set(moved.colours)
     waiting = [x for x in tr.tracks if x.state == "resting" and x.missing_since is not None]
     assert waiting == []
+
+
+def test_hidden_long_under_the_hand_and_never_seen_carried_is_no_action() -> None:
+    """The cup is hidden for 3.5 s by the hand (and the bottle it holds over the cup, pouring), then shows at its
+    place again with the hand still by it. It was never seen carried away: hidden, not picked and put back."""
+    tr = _tracker()
+    hidden = lambda t: [s for s in SCENE(t) if s.colour != "orange"]  # noqa: E731
+    frames = [(t, SCENE(t), NO_HAND) for t in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)]
+    frames += [(t, hidden(t), _hand_at(200, 120)) for t in np.arange(3.5, 7.5, 0.5)]
+    frames += [(t, SCENE(t), _hand_at(215, 130) if t == 7.5 else NO_HAND) for t in np.arange(7.5, 10.0, 0.5)]
+    assert _run(tr, frames) == []
+    cups = [x for x in tr.tracks if x.state == "resting" and x.colour == "orange"]
+    assert len(cups) == 1 and cups[0].missing_since is None

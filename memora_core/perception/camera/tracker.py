@@ -5,7 +5,9 @@ own movement is taken out (motion.py). Actions are read from changes of where th
 object in the hand (the hand and forearm hide most of it):
 - an object at rest that goes missing from its place while the hand is there (or was there a moment before: at
   2 FPS the hand that lifted it is often already away) has perhaps been taken; one seen again at its place was
-  only hidden; one resting in a container within its pour window is being handled, so when it goes it was taken;
+  only hidden, as is one found again at its place never seen carried away, however long it was hidden (under the
+  hand pouring over it); one resting in a container within its pour window is being handled, so when it goes it
+  was taken; parts of one object (a bottle's label bands) taken together in one frame are one object;
 - a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
   earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
   and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
@@ -324,9 +326,11 @@ class VideoTracker:
         tr.absorb(new)
         tr.seen += new.seen
         if np.linalg.norm(tr.pos - new.pos) < self.tol and not tr.pending \
-                and t - tr.missing_since < self.moved_confirm_s:
+                and (t - tr.missing_since < self.moved_confirm_s or not tr.carried):
+            # back where it was soon, or never seen carried away: hidden by the hand (and what it held over it,
+            # as over a cup being poured into), or put back untouched
             tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
-            return []  # back where it was soon: hidden by the hand, or put back untouched
+            return []
         arrived, by_hand = self._arrived(new, tr)
         if not by_hand and not tr.carried:
             # it showed at the new place with no hand there and was never seen in the hand: things move only with
