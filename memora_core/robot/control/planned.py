@@ -35,9 +35,10 @@ class PlannedMotion:
         return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}",
                                 cause=FailureCause.OUT_OF_WORKSPACE, what=what, point=point)
 
-    def move_to(self, point: np.ndarray, ignore: set[str], what: str) -> None:
+    def move_to(self, point: np.ndarray, ignore: set[str], what: str, keep_hold: bool = False) -> None:
         """Put the palm at `point` along a planned collision-free joint path (the hand orientation as the next
-        straight move would hold it, relaxed while holding). Raises a typed PrimitiveFailure."""
+        straight move would hold it, relaxed while holding unless `keep_hold`: then a held object keeps hanging
+        as it was grasped, e.g. a tall bottle stays upright). Raises a typed PrimitiveFailure."""
         import time
 
         from memora_core.robot.motion.failures import PlanningFailure
@@ -49,7 +50,7 @@ class PlannedMotion:
                                    cause=FailureCause.IK_MISS, what=what, point=point)
         s = self.c.state
         holding = self.robot.held_object() is not None
-        rot, cost = self.rotation()
+        rot, cost = self.c.arm.target_rotation() if keep_hold else self.rotation()
         planner.world.ignore(set(ignore) - {self.robot.held_object()})
         space = planner.world.space
         start = space.clip(space.vector(self.robot.joint_positions()))

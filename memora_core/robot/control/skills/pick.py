@@ -8,7 +8,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.grasping import GraspKey, grasp_key
 from memora_core.robot.control.state import LiftClearance
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -227,6 +227,18 @@ class PickSkill:
                 continue
             arm.follow(path, point, contacts, "lift")
             return
+        if failure.cause in PLAN_REFUSED and self.c.guarded.settings.guarded_approach:
+            # No straight rise solves here (far out, the arm is near the end of its reach): the same rise, the
+            # object attached and held as grasped, along a path the motion library plans (goal postures may turn
+            # the waist).
+            try:
+                self.c.planned.move_to(hand + np.array([0.0, 0.0, self.cfg.motion.lift_height]), contacts,
+                                       "planned lift", keep_hold=True)
+                return
+            except PrimitiveFailure as f:
+                if f.cause not in PLAN_REFUSED:
+                    raise
+                log.info("lift: planned rise refused too: %s", f.detail)
         raise failure
 
     def lift_test(self, obj: SceneObject, hand: np.ndarray, contacts: set[str]) -> None:
