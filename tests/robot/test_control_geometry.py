@@ -65,6 +65,19 @@ def test_aside_spots_keep_away_from_the_work_and_out_of_its_front(m):
         assert np.linalg.norm(s - origin[:2]) >= m.aside_min_move
 
 
+def test_aside_spots_at_a_shorter_distance_find_room_on_a_crowded_table(m):
+    work = [np.array([0.42, 0.0])]
+    # Everything further than 16 cm from the work point is taken: no spot at the full aside distance.
+    crowd = [(c, 0.03) for c in grid(m.table_zone, 0.03) if np.linalg.norm(c - work[0]) > 0.16]
+    assert aside_spots(0.02, crowd, work, m) == []
+    half = m.aside_distance / 2
+    spots = aside_spots(0.02, crowd, work, m, distance=half)
+    assert spots
+    for s in spots:
+        assert half <= np.linalg.norm(s - work[0]) and edge_gap(s, 0.02, crowd) >= m.aside_gap
+        assert not (s[0] < work[0][0] and abs(s[1] - work[0][1]) < half)
+
+
 def test_handoff_spots_are_clear_and_start_in_the_handoff_zone(m):
     spots = handoff_spots(0.03, [(np.array([0.40, -0.05]), 0.04)], m)
     assert spots and len(spots) <= m.handoff_tries

@@ -60,16 +60,19 @@ def table_spots(near: np.ndarray, radius: float, footprints: Footprints, m: Moti
 
 
 def aside_spots(radius: float, footprints: Footprints, work: list[np.ndarray], m: MotionConfig,
-                origin: np.ndarray | None = None, keep_clear: Sequence[np.ndarray] = ()) -> list[np.ndarray]:
-    """Free spots in `table_zone` to set an object aside on: at least `aside_distance` from every work point
-    and not in front of the main one (between the robot and it), at least `aside_min_move` from `origin`
-    (where the object stood), off `keep_clear` points; roomiest first, then nearest the zone's middle."""
+                origin: np.ndarray | None = None, keep_clear: Sequence[np.ndarray] = (),
+                distance: float | None = None) -> list[np.ndarray]:
+    """Free spots in `table_zone` to set an object aside on: at least `distance` (default `aside_distance`) from
+    every work point and not in front of the main one (between the robot and it), at least `aside_min_move`
+    from `origin` (where the object stood), off `keep_clear` points; roomiest first, then nearest the zone's
+    middle."""
+    distance = m.aside_distance if distance is None else distance
     middle = (np.array(m.table_zone[0]) + np.array(m.table_zone[1])) / 2
     scored = []
     for c in grid(m.table_zone, m.table_spot_step):
-        if any(np.linalg.norm(c - w) < m.aside_distance for w in work):
+        if any(np.linalg.norm(c - w) < distance for w in work):
             continue
-        if c[0] < work[0][0] and abs(c[1] - work[0][1]) < m.aside_distance:  # in front of the main work point
+        if c[0] < work[0][0] and abs(c[1] - work[0][1]) < distance:  # in front of the main work point
             continue
         if origin is not None and np.linalg.norm(c - origin[:2]) < m.aside_min_move:
             continue  # hardly moved: it would stand in the way as before

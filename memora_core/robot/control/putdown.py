@@ -80,8 +80,12 @@ class PutDown:
     def set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
         """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto."""
         keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
-        spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, self.cfg.motion,
-                            self.c.state.origins.get(obj.name), keep_clear)
+        m, origin = self.cfg.motion, self.c.state.origins.get(obj.name)
+        spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, m, origin, keep_clear)
+        if not spots:
+            # A crowded table: nearer the work, still clear of its objects' approach (half the distance)
+            spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, m, origin, keep_clear,
+                                distance=m.aside_distance / 2)
         if not spots:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
                                    cause=FailureCause.NO_SPOT)
