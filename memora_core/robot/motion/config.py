@@ -79,11 +79,11 @@ class PlannerConfig(_Cfg):
         "m the palm may lag a descent step's end; more counts as contact and the descent stops there"))
     # --- carrying ------------------------------------------------------------------------------------------
     held_carry_speed: float = Field(default=0.2, gt=0, description=(
-        "m/s of the palm on the level carry while it holds an object (the servos trail a fast move, the loaded "
-        "arm most: at the free hand's 0.35 m/s the palm sagged 3.3 cm mid-carry, more than the carry's margin)"))
+        "m/s of the palm on the level carry while it holds an object (the servos trail a fast move, a loaded arm "
+        "most, and the sag must stay under the carry's margin)"))
     held_carry_drop: float = Field(default=0.03, ge=0, description=(
         "m below its level the line of a held carry is checked again (by the robot's default clearance margin): "
-        "the loaded arm sagged up to 3.2 cm behind its plan mid-carry, into a can the level line cleared"))
+        "how far a loaded arm may sag behind its plan mid-carry"))
     # --- reachability --------------------------------------------------------------------------------
     reach_grid: ReachGridConfig = Field(default_factory=ReachGridConfig)
     cache_dir: str = Field(default=".cache/memora/reachability", description=(
