@@ -43,6 +43,7 @@ class SimRobot(Robot):
         self._check = ClearanceChecker(self.model, self._robot_bodies, self._object_body,
                                         config.motion.clearance_margin, config.motion.transit_clearance_margin)
         self._renderer: mujoco.Renderer | None = None
+        self._reach = None  # the reachability map, loaded on first use (reachability())
         # Servo feed-forward: the dof of every robot actuator's joint.
         robot_acts = [a for a in range(self.model.nu)
                       if self.model.jnt_bodyid[self.model.actuator_trnid[a, 0]] in self._robot_bodies]
@@ -137,7 +138,7 @@ class SimRobot(Robot):
 
     def reachability(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap
         """Loaded (or built, ~45 s once per robot model and machine) on first use, then kept."""
-        if getattr(self, "_reach", None) is None:
+        if self._reach is None:
             from sim.planning_world import reachability_map
 
             self._reach = reachability_map(self)

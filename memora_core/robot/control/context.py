@@ -32,7 +32,6 @@ class ControlContext:
         self.state = ControlState(pose=self.cfg.motion.grasp_poses[0])
         self.resolver = Resolver(robot)
         self.scene = SceneView(robot, self.resolver, table_height, self.state)
-        self._reach: object | None = None
         # filled in by the controller (they need this context)
         self.arm: ArmMotion
         self.transit: Transit
@@ -48,7 +47,5 @@ class ControlContext:
 
     @property
     def reach(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap | None
-        """The robot's reachability map (loaded on first use); None when its backend has none."""
-        if self._reach is None:
-            self._reach = self.robot.reachability() or False
-        return self._reach or None
+        """The robot's reachability map (the backend loads and keeps it); None when its backend has none."""
+        return self.robot.reachability()
