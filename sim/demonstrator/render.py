@@ -101,7 +101,8 @@ class Mp4Writer:
         self.stream.width, self.stream.height = width, height
         self.stream.pix_fmt = "yuv420p"
         if codec in ("libx264", "h264"):
-            # one thread: the bench measures one core, and the bitstream does not depend on scheduling
+            # one thread: the bench measures one core. The bitstream still differed now and then for the same
+            # frames (4 of 16 encodes in one trial here, 2026-12-02): byte-identical videos need crf 0 (lossless)
             self.stream.options = {"crf": str(crf), "preset": preset, "threads": "1"}
         self.frames = 0
         self._digest = hashlib.sha256()
