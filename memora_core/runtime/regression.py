@@ -8,6 +8,7 @@ controller under the same execution monitor as the ROS demo driver. A task succe
 with exactly the expected objects (a distractor counts as a failure) in the expected order.
 
     python -m memora_core.runtime.regression --seeds 20            # prints the table, writes results.json
+    python -m memora_core.runtime.regression --seeds 20 --in-sequence   # both tasks in one kitchen per seed
 Exit code 0 only when every seed succeeded.
 """
 from __future__ import annotations
@@ -88,17 +89,22 @@ def make_planner_fn(store_dir: Path, participant: str, max_tool_calls: int):
     return plan
 
 
-def run_seed(seed: int, tasks: list[Any], planner, robot_config: str, monitor: MonitorConfig) -> list[dict[str, Any]]:
+def run_seed(seed: int, tasks: list[Any], planner, robot_config: str, monitor: MonitorConfig,
+             in_sequence: bool = False) -> list[dict[str, Any]]:
+    """Each task on a fresh kitchen laid out by the seed (one task's failure does not decide the next), or, with
+    `in_sequence`, all tasks one after the other in one kitchen, as the demo runs them (a later task starts from
+    the table and the arm posture the earlier one left)."""
     from memora_core.robot import make_robot
     from memora_core.robot.control import RuleBasedController
     from sim.scene.config import load_scene_config
     from sim.scene.layout import sample_layout
 
     rows = []
+    robot = controller = None
     for task in tasks:
-        # each task on a fresh kitchen laid out by the seed: one task's failure does not decide the next
-        robot = make_robot(robot_config, layout=sample_layout(load_scene_config(), seed))
-        controller = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+        if robot is None or not in_sequence:
+            robot = make_robot(robot_config, layout=sample_layout(load_scene_config(), seed))
+            controller = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
         t0 = time.monotonic()
         ok, why, plan = planner(task.instruction)
         row: dict[str, Any] = {"seed": seed, "instruction": task.instruction, "plan_s": round(time.monotonic() - t0, 3),
@@ -153,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--robot", default="sim_g1")
     ap.add_argument("--max-tool-calls", type=int, default=24, help="planner tool budget (robot_configs/ros/planner.yaml)")
     ap.add_argument("--reuse-memory", action="store_true", help="keep a store formed by an earlier run")
+    ap.add_argument("--in-sequence", action="store_true",
+                    help="run the tasks one after the other in one kitchen per seed (the demo's way); default: each "
+                    "task on a fresh kitchen")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
@@ -173,11 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     first = cfg.regression_first_seed if args.first_seed is None else args.first_seed
     rows: list[dict[str, Any]] = []
     for seed in tqdm(range(first, first + args.seeds), desc="sim-regression", unit="layout"):
-        rows += run_seed(seed, cfg.tasks, planner, args.robot, MonitorConfig())
+        rows += run_seed(seed, cfg.tasks, planner, args.robot, MonitorConfig(), in_sequence=args.in_sequence)
         (out / "results.json").write_text(json.dumps({"rows": rows}, indent=1))
     table = print_table(rows, [t.instruction for t in cfg.tasks])
     wall = time.monotonic() - t0
-    (out / "results.json").write_text(json.dumps({"rows": rows, "wall_seconds": round(wall, 1), "table": table}, indent=1))
+    (out / "results.json").write_text(json.dumps({"rows": rows, "wall_seconds": round(wall, 1), "table": table,
+                                                      "in_sequence": args.in_sequence}, indent=1))
     print(table)
     print(f"wall {wall:.0f} s; results {out / 'results.json'}")
     return 0 if rows and all(r["success"] for r in rows) else 1
