@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memora_core.consolidation.episodes import EpisodeIndex
 from memora_core.schemas import Activity, EntityRecord, Evidence, RoutineSkill
 from memora_core.schemas.knowledge import Habit, Knowledge
 from memora_core.store.sqlite_store import SQLiteStore
 from memora_core.tools.registry import (
+    GetEpisodeStepsArgs,
     GetObjectHistoryArgs,
     GetPreferencesArgs,
     GetRoutineSkillArgs,
@@ -72,7 +74,9 @@ class MemoraTools(ToolSet):
         handlers: dict[str, Any] = {"search_objects": self.search_objects, "get_object_history": self.get_object_history,
                                     "search_activities": self.search_activities, "search": self.search}
         if include_knowledge:
-            handlers.update(get_routine_skill=self.get_routine_skill, get_preferences=self.get_preferences)
+            handlers.update(get_routine_skill=self.get_routine_skill, get_preferences=self.get_preferences,
+                            get_episode_steps=self.get_episode_steps)
+        self._episodes: EpisodeIndex | None = None
         ToolSet.__init__(self, handlers)  # explicit: subclasses also inherit ConditionMemory
 
     def index_knowledge(self) -> None:
@@ -192,6 +196,22 @@ class MemoraTools(ToolSet):
                                  / max(len(set(tokens(args.goal_query))), 1), 4)} for r, s in rts]
         return ToolResult(tool="get_routine_skill", text="\n".join(r.describe() for r, _ in rts) or "no routine found",
                           items=items, evidence=[e for r, _ in rts for e in r.episodes[:3]],
+                          store="inferred_knowledge")
+
+    def get_episode_steps(self, args: GetEpisodeStepsArgs) -> ToolResult:
+        if self._episodes is None:  # consolidated on first use from the activities this tool set holds
+            self._episodes = EpisodeIndex(self.activities)
+        tl = self._episodes.timeline(args.video_id, args.about, args.context)
+        if not tl.steps:
+            return ToolResult(tool="get_episode_steps", text=f"no step about {args.about!r} in {args.video_id}",
+                              store="inferred_knowledge")
+        item = {"kind": "episode", "video_id": tl.video_id, "about": " ".join(tl.about),
+                "steps": tl.texts(), "marked": list(tl.marked),
+                "start_s": tl.steps[0].start_s, "end_s": max(s.end_s for s in tl.steps)}
+        text = f"{tl.video_id} steps about {args.about}: " + "; ".join(
+            f"{i + 1}. {'*' if m else ''}{t}" for i, (t, m) in enumerate(zip(tl.texts(), tl.marked)))
+        return ToolResult(tool="get_episode_steps", text=text, items=[item],
+                          evidence=[s.evidence() for s, m in zip(tl.steps, tl.marked) if m][:8],
                           store="inferred_knowledge")
 
     def habits_after(self, action: str) -> list[tuple[Habit, float]]:

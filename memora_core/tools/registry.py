@@ -62,6 +62,12 @@ class GetPreferencesArgs(Args):
     top_k: int = TopK
 
 
+class GetEpisodeStepsArgs(Args):
+    video_id: str = Field(min_length=1, max_length=100, description="the video (episode) to read")
+    about: str = Field(min_length=1, max_length=300, description="the object(s) the steps are about, e.g. 'cup'")
+    context: int = Field(default=1, ge=0, le=3, description="steps kept on either side of each step about it")
+
+
 class SearchActivitiesArgs(Args):
     query: str = Field(min_length=1, description="what was done, e.g. 'fill kettle'")
     video_id: str | None = Field(default=None, description="restrict to one video")
@@ -140,6 +146,9 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in [
     ToolSpec("get_preferences", "The person's typed preferences (subject, action, choice) and habits (after an "
              "action, what they do next, with counts); `after` finds the habits an action triggers.",
              GetPreferencesArgs, "inferred_knowledge"),
+    ToolSpec("get_episode_steps", "One video's consolidated step list about an object: every narrated step with "
+             "it, once each, in the order done, with its neighbouring steps.", GetEpisodeStepsArgs,
+             "inferred_knowledge"),
     ToolSpec("search_activities", "Search Activity Memory: what was done, when, in which video.",
              SearchActivitiesArgs, "activity_memory"),
     ToolSpec("search", "Search all memory stores at once (fallback).", SearchArgs, "unified"),

@@ -25,10 +25,22 @@ STEM_CACHE_SIZE = 1 << 16  # distinct words kept memoised; a kitchen's vocabular
 TOKENS_CACHE_SIZE = 1 << 13  # distinct texts kept tokenised (memory documents are re-tokenised on rebuilds)
 
 
+# English verbs whose past tense no suffix rule undoes ('took the lid' must match 'take lid'); grammar, not
+# a task's words
+IRREGULAR_PAST = {"took": "take", "ate": "eat", "shook": "shake", "threw": "throw", "got": "get", "held": "hold",
+                  "brought": "bring", "began": "begin", "broke": "break", "drank": "drink", "froze": "freeze",
+                  "hung": "hang", "kept": "keep", "made": "make", "ran": "run", "sat": "sit", "slid": "slide",
+                  "stood": "stand", "swept": "sweep", "tore": "tear", "wrung": "wring", "fed": "feed",
+                  "found": "find", "gave": "give", "went": "go", "spun": "spin", "undid": "undo", "struck": "strike"}
+
+
 @lru_cache(maxsize=STEM_CACHE_SIZE)
 def stem(token: str) -> str:
-    """A light suffix stripper: enough to match 'onions'/'onion', 'washing'/'wash', 'chopped'/'chop'."""
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    """A light suffix stripper: enough to match 'onions'/'onion', 'washing'/'wash', 'chopped'/'chop',
+    'emptied'/'empty', and irregular past tenses ('took'/'take')."""
+    if token in IRREGULAR_PAST:
+        return IRREGULAR_PAST[token]
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
             token = token[: -len(suffix)] + keep
             break

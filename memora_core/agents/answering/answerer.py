@@ -116,6 +116,15 @@ class StructuredAnswerer(ChoiceDecision):
             r = log.call("get_preferences", {"after": q.text, "kind": "habit", "top_k": a.routine_top_k})
             evidence += r.evidence
             habit_items = r.items
+        if self.family == "memora" and q.video and a.episode_weight > 0 and len(log.calls) < budget \
+                and "get_episode_steps" in self.memory.tool_names:
+            # a question about one video and the objects it names: the episode's consolidated step list
+            # about them (every step once, in the order done), not only the fragments a search ranks first
+            about = " ".join(self._choice_objects(q.text))
+            if about:
+                r = log.call("get_episode_steps", {"video_id": q.video, "about": about})
+                evidence += r.evidence
+                windows += [Window(w.steps, w.evidence, a.episode_weight) for w in windows_from(r)]
         # temporal context around the hits that the question names best, in the remaining budget
         def hit_rel(it: dict[str, Any]) -> float:
             texts = split_actions(it.get("text") or it.get("summary") or "")

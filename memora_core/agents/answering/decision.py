@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memora_core.agents.answering.embeddings import embed_texts
-from memora_core.agents.answering.question import Question, clauses
+from memora_core.agents.answering.question import _PRONOUN_RE, Question, clauses, resolve_pronouns
 from memora_core.agents.answering.routines import RoutineView, routine_support
 from memora_core.agents.answering.scoring import Scorer, window_coverage, window_support
 from memora_core.agents.answering.windows import Window
@@ -37,6 +37,15 @@ class ChoiceDecision:
         ignore = set(self.cfg.agents.question_filler_words) | set(self.cfg.consolidation.generic_nouns)
         return vocab.object_nouns(choice, ignore) if vocab else []
 
+    def _clauses(self, q: Question, choice: str) -> list[str]:
+        """A choice's clauses, with 'it' / 'them' replaced by the object they refer to."""
+        parts = clauses(choice)
+        if not any(_PRONOUN_RE.search(p) for p in parts):
+            return parts
+        topic = self._choice_objects(q.text)
+        first = self._choice_objects(parts[0])
+        return resolve_pronouns(parts, topic[0] if topic else "", first[0] if first else "")
+
     def _decide(self, q: Question, choices: dict[str, str], letters: list[str], windows: list[Window],
                 evidence: list[Evidence], log: CallLog, routines: list[RoutineView] | None = None,
                 known: list[KnowledgeView] | None = None) -> AnswerResult:
@@ -44,7 +53,7 @@ class ChoiceDecision:
         letter_e = a.unavailable_letter
         ev = unique_evidence(evidence)[:40]
         coverage = max((window_coverage(q, w) for w in windows), default=0.0)
-        parts = {k: clauses(str(choices[k])) for k in letters}
+        parts = {k: self._clauses(q, str(choices[k])) for k in letters}
         routines = [r for r in (routines or []) if r.relevance >= a.routine_min_relevance]
         texts = [p for ps in parts.values() for p in ps] + [s for w in windows for s in w.steps] + \
             [s for r in routines for s in r.steps] + [t for v in known or [] for t, _ in v.options]

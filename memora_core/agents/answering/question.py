@@ -41,3 +41,17 @@ def analyse(question: str, cfg: AgentsConfig) -> Question:
 def clauses(choice: str) -> list[str]:
     parts = [p.strip(" .") for p in _CLAUSE_SPLIT.split(choice.strip().rstrip(".")) if p and p.strip(" .")]
     return [p for p in parts if tokens(p)] or [choice]
+
+
+_PRONOUN_RE = re.compile(r"\b(it|them)\b", re.IGNORECASE)
+
+
+def resolve_pronouns(parts: list[str], topic: str, first_object: str = "") -> list[str]:
+    """Clauses that refer back with 'it' / 'them' name what they refer to: the object the question is about
+    ('handled the jug ... filled it'), else, after the first clause, that clause's object ('filled the jug,
+    then emptied it')."""
+    out = []
+    for i, p in enumerate(parts):
+        ref = topic or (first_object if i > 0 else "")
+        out.append(_PRONOUN_RE.sub(ref, p) if ref else p)
+    return out

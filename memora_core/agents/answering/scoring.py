@@ -47,14 +47,30 @@ def window_coverage(q: Question, w: Window) -> float:
 
 
 def _ordered_match(parts: list[str], steps: list[str], scorer: Scorer) -> float:
-    """Mean best match of each clause, with a bonus when the clauses' matches appear in the stated order."""
-    best = [max(((scorer.sim(p, s), j) for j, s in enumerate(steps)), default=(0.0, -1)) for p in parts]
-    score = sum(b for b, _ in best) / len(best)
-    if len(parts) > 1:
-        order = [j for _, j in best]
-        in_order = all(a < b for a, b in zip(order, order[1:]))
-        score *= 1.0 if in_order else 0.8
-    return score
+    """Mean match of the clauses to steps in the stated order (the best in-order pairing of clauses to
+    distinct, increasing steps), else 0.8 x the mean best match of each clause on its own."""
+    if not steps:
+        return 0.0
+    sims = [[scorer.sim(p, s) for s in steps] for p in parts]
+    free = sum(max(row) for row in sims) / len(parts)
+    if len(parts) == 1:
+        return free
+    return max(_in_order(sims) / len(parts), 0.8 * free)
+
+
+def _in_order(sims: list[list[float]]) -> float:
+    """Largest sum of sims[i][j_i] over strictly increasing j_0 < j_1 < ... (0 when too few steps)."""
+    n = len(sims[0])
+    if n < len(sims):
+        return 0.0
+    best = list(sims[0])  # best[j]: best sum with the current clause at step j
+    for row in sims[1:]:
+        prefix, run = [], float("-inf")
+        for j in range(n):
+            prefix.append(run)  # best of the previous clause at a step before j
+            run = max(run, best[j])
+        best = [prefix[j] + row[j] for j in range(n)]
+    return max(0.0, max(best))
 
 
 def window_support(q: Question, parts: list[str], w: Window, scorer: Scorer, trigger_min: float) -> float:

@@ -40,6 +40,8 @@ def windows_from(res: ToolResult) -> list[Window]:
             events.append(it)
         elif "actions" in it:  # MEMORA activity
             out.append(Window([a.get("text") or " ".join([a["verb"], *a["nouns"]]) for a in it["actions"]], ev))
+        elif it.get("kind") == "episode":  # one video's consolidated step list about an object
+            out.append(Window(list(it["steps"]), ev))
         elif "steps" in it and "goal" in it:  # routine
             eps = [Evidence.model_validate(e) for e in it.get("episodes", [])[:3]]
             out.append(Window(list(it["steps"]), eps, weight=1.0 + 0.1 * min(int(it.get("frequency", 1)), 5)))
