@@ -167,6 +167,9 @@ class PickSkill:
                 arm.go(above, ignore, "above")
             arm.follow(arm.joint_line(checked[0], ignore, "above"), above, ignore, "above")
             arm.follow(checked[1:], grasp_pt, ignore, "approach")
+            name = self.c.state.grasping
+            if self.c.grasps.fingers and name:
+                self.robot.grasp(name)  # a finger hand closes once, at the grasp point (as guarded_approach does)
             return
         arm.follow(to_pre, pre, free, "pre-grasp")
         self.guarded_approach(grasp_pt, ignore)
