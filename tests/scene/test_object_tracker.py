@@ -48,6 +48,21 @@ def test_forget_and_age():
     assert t.objects(now_s=3.5) == []                                         # too old to act on
 
 
+def test_a_late_frame_from_before_a_forget_does_not_bring_the_object_back():
+    """The G1 over ROS: frames reach the tracker late under load; one taken before the grasp (or the let-go)
+    that arrives after it must not put the object back where it was then."""
+    t = ObjectTracker([MUG, TIN])
+    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), ("tea tin", (0.45, 0.1, 0.81)), stamp=3.0))
+    t.forget("green mug")                                                      # let go just now
+    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), ("tea tin", (0.46, 0.1, 0.81)), stamp=2.0))  # a late frame
+    assert _where(t) == {"tea tin": (0.45, 0.1, 0.81)}                        # neither brought back nor moved
+    t.update(_seen(("green mug", (0.2, 0.2, 0.79)), stamp=3.0))               # the newest frame taken in: counts
+    assert _where(t)["green mug"] == (0.2, 0.2, 0.79)
+    t.forget("green mug")
+    t.update(_seen(("green mug", (0.45, -0.1, 0.79)), stamp=4.0))             # a newer frame does
+    assert _where(t)["green mug"] == (0.45, -0.1, 0.79)
+
+
 def test_updates_from_another_thread_while_read():
     t = ObjectTracker([MUG])
     stop = threading.Event()

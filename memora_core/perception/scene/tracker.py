@@ -6,7 +6,8 @@ A sighting that explains much less of an object than the one kept (a part of it 
 part's) does not replace it where it lies within the kept one's footprint: the same object seen worse from
 here, not moved.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
-`max_age_s`. Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
+`max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
+than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
 from __future__ import annotations
 
 import threading
@@ -42,6 +43,8 @@ class ObjectTracker:
         self.max_age_s = max_age_s
         self._lock = threading.Lock()
         self._seen: dict[str, Sighting] = {}
+        self._forgotten: dict[str, float] = {}  # name: the newest frame time taken in when it was forgotten
+        self._newest_s = float("-inf")
         self.updates = 0
 
     def update(self, scene: SceneModel, stamp_s: float | None = None) -> list[str]:
@@ -50,10 +53,13 @@ class ObjectTracker:
         stamp_s = scene.stamp_s if stamp_s is None else stamp_s
         seen = perceived_sightings(scene, self.catalogue)
         with self._lock:
+            self._newest_s = max(self._newest_s, stamp_s)
             for obj, explained in seen:
                 old = self._seen.get(obj.name)
                 if old is not None and old.stamp_s > stamp_s:
                     continue
+                if stamp_s < self._forgotten.get(obj.name, float("-inf")):
+                    continue  # taken before it was forgotten: where it was then, not where it is
                 if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:
@@ -70,6 +76,7 @@ class ObjectTracker:
         """Drop what was seen of `name` (e.g. it is in the hand now: its place on the table is stale)."""
         with self._lock:
             self._seen.pop(name, None)
+            self._forgotten[name] = self._newest_s
 
     def objects(self, now_s: float | None = None) -> list[SceneObject]:
         """The known objects last seen, at their last seen positions (those seen within `max_age_s` of

@@ -332,6 +332,11 @@ class UnitreeG1Robot(Robot):
             at = self._in_hand(self._held_offset)
             self._let_go[self._held] = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
         name, self._held, self._held_object = self._held, None, None
+        forget = getattr(self._objects, "forget", None)
+        if name is not None and callable(forget):
+            # What the source saw of it until now (in the hand on the way, or a frame from before the grasp that
+            # came in late) is stale: it is where it was let go until a newer frame sees it.
+            forget(name)
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
             # The digits stop pressing where they are, then open in turn (hand.letting_go_path): the index and
