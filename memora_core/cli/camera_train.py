@@ -1,6 +1,9 @@
 """`memora camera-train`: train the `camera` perception model (pixel lookup table + attribute and label forests) from
-rendered demonstrations, reproducibly (same sessions and seed, same model). Renders the training sessions
-into --out when missing; writes the model where perception.yaml's camera.model_path points (or --model)."""
+rendered demonstrations, reproducibly: the same sessions and seeds give a byte-identical model file. Renders the
+training sessions into --out when missing, lossless by default (--crf 0): libx264 at its lossy default gave different
+bytes for the same rendered frames now and then (2026-12-02), so a model trained on lossy renders could not be made
+again; lossless decoding returns exactly the rendered frames (after the yuv420p conversion, which is deterministic),
+whatever bitstream the encoder picks. Writes the model where perception.yaml's camera.model_path points (or --model)."""
 from __future__ import annotations
 
 import argparse
@@ -16,15 +19,20 @@ def _run(args: argparse.Namespace) -> int:
     from memora_core.perception import load_perception_config
     from memora_core.perception.camera.train import TrainSettings, train
     from sim.demonstrator import DemoSession, render_session, video_id_for
+    from sim.demonstrator.config import load_render_config
 
     if args.sessions < 1:
         raise BadInputError("--sessions must be at least 1")
+    if not 0 <= args.crf <= 51:
+        raise BadInputError("--crf must be within 0..51")
+    cfg = load_render_config()
+    cfg = cfg.model_copy(update={"video": cfg.video.model_copy(update={"crf": args.crf})})
     sessions = []
     for routine in tqdm(args.routines, desc="render", disable=args.json):
         for i in range(args.sessions):
             d = args.out / routine
             s = DemoSession(d, video_id_for(routine, args.seed, i))
-            sessions.append(s if s.complete() else render_session(routine, args.seed, i, d))
+            sessions.append(s if s.complete() else render_session(routine, args.seed, i, d, cfg=cfg))
     model = args.model or Path(load_perception_config().camera.model_path)
     bar = tqdm(total=len(sessions), desc="camera-train", disable=args.json)
     path, report = train(sessions, model, TrainSettings(seed=args.train_seed), progress=lambda _: bar.update(1))
@@ -44,7 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sessions", type=int, default=3, help="sessions per routine")
     p.add_argument("--seed", type=int, default=3, help="render seed of the training sessions")
     p.add_argument("--train-seed", type=int, default=0, help="forest seed")
-    p.add_argument("--out", type=Path, default=Path("runs/camera_train/demos"), help="where sessions are rendered")
+    p.add_argument("--crf", type=int, default=0, help="x264 quality of the rendered training sessions (0: lossless, "
+                   "the only setting whose decoded frames are the same on every render)")
+    p.add_argument("--out", type=Path, default=Path("runs/camera_train/lossless"),
+                   help="where sessions are rendered (sessions found complete there are reused: keep one --crf per folder)")
     p.add_argument("--model", type=Path, help="model file (default: perception.yaml camera.model_path)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)

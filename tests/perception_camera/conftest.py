@@ -47,9 +47,14 @@ def test_demo(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def camera_model(train_demo, tmp_path_factory: pytest.TempPathFactory) -> CameraModel:
+def camera_model_path(train_demo, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path, _ = train([train_demo], tmp_path_factory.mktemp("camera_model") / "model.npz", TrainSettings())
-    return CameraModel.load(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def camera_model(camera_model_path) -> CameraModel:
+    return CameraModel.load(camera_model_path)
 
 
 @pytest.fixture

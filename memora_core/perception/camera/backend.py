@@ -77,7 +77,8 @@ class CameraPerception(PerceptionBackend):
     def sightings(self, rgb: np.ndarray, t: float) -> tuple[list[Sighting], float, np.ndarray]:
         """Regions of one frame as sightings, the fraction of the frame that is table, the hand mask."""
         regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px,
-                                          palm=self._palm())
+                                          palm=self._palm(),
+                                          context=self.model.context if self.cfg.pixel_context else None)
         if not regions:
             return [], float((cls == TABLE).mean()), hand
         x = np.stack([region_vector(rgb, r) for r in regions])

@@ -15,6 +15,9 @@ class CameraPerceptionConfig(BaseModel):
                                   "when at least this share of its colour's training pixels were hand (camera/hand.py)")
     palm_reach: float = Field(default=0.08, ge=0, description="the palm is within this fraction of the image width "
                               "of the forearm")
+    pixel_context: bool = Field(default=True, description="classify pixels by colour and neighbourhood with the "
+                                "model's context classifier when it has one (camera/context.py); off: the colour "
+                                "table alone")
     work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
     place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
     moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")

@@ -1,5 +1,6 @@
 """The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
-load): the pixel-class lookup table, the hand share of each colour (hand.py; absent in files written before it), and a random forest per attribute (category, material, label), each tree
+load): the pixel-class lookup table, the hand share of each colour (hand.py; absent in files written before it), the
+pixel classifier with spatial context (context.py; optional), and a random forest per attribute (category, material, label), each tree
 as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
 and material were trained on its shape/appearance part only, the label forest on all of it. `memora camera-train` writes the file; loading checks its shape."""
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from memora_core.errors import MemoraError
+from memora_core.perception.camera.context import ContextClassifier, n_features
 from memora_core.perception.camera.features import ALL_FEATURE_NAMES
 from memora_core.perception.camera.regions import LUT_BITS
 
@@ -77,11 +79,28 @@ def forest_from_sklearn(rf, classes: list[str]) -> Forest:
     return Forest(feature, threshold, left, right, value, list(classes))
 
 
+def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """An .npz (np.load reads it) whose bytes depend on the arrays alone: np.savez stamps each member with the
+    time of writing, so two trainings giving the same arrays would still give different files."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name in sorted(arrays):
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.asanyarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, buf.getvalue())
+
+
 @dataclass
 class CameraModel:
     lut: np.ndarray                  # 2**(3*LUT_BITS) uint8 pixel classes
     forests: dict[str, Forest]
     hand_share: np.ndarray | None = None  # 2**(3*LUT_BITS) uint8: share of each colour's pixels that were hand
+    context: ContextClassifier | None = None  # pixel classes from colour and neighbourhood (context.py)
 
     def save(self, path: Path | str) -> Path:
         path = Path(path).expanduser()
@@ -94,8 +113,12 @@ class CameraModel:
             arrays[f"{a}.classes"] = np.array(f.classes)
         if self.hand_share is not None:
             arrays["hand_share"] = self.hand_share
+        if self.context is not None:
+            c = self.context
+            arrays.update({"context.prob": c.prob, "context.weights": c.weights, "context.bias": c.bias,
+                           "context.scales": np.array(c.scales, np.int32)})
         tmp = path.with_suffix(".partial.npz")
-        np.savez_compressed(tmp, **arrays)
+        _save_npz(tmp, arrays)
         tmp.replace(path)
         return path
 
@@ -113,6 +136,15 @@ class CameraModel:
             hand_share = z["hand_share"].astype(np.uint8) if "hand_share" in z.files else None  # older files: none
             if hand_share is not None and hand_share.shape != lut.shape:
                 raise CameraModelError(f"camera model {path}: hand-share table of shape {hand_share.shape}")
+            context = None
+            if "context.prob" in z.files:  # older files: none
+                scales = tuple(int(v) for v in z["context.scales"])
+                context = ContextClassifier(prob=z["context.prob"].astype(np.float32),
+                                            weights=z["context.weights"].astype(np.float32),
+                                            bias=z["context.bias"].astype(np.float32), scales=scales)
+                if (context.prob.shape != (len(lut), 4) or context.weights.shape != (n_features(scales), 4)
+                        or context.bias.shape != (4,) or any(s < 1 or s > 255 for s in scales)):
+                    raise CameraModelError(f"camera model {path}: context classifier of the wrong shape")
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                  classes=[str(c) for c in z[f"{a}.classes"]]) for a in ATTRIBUTES}
-        return cls(lut=lut, forests=forests, hand_share=hand_share)
+        return cls(lut=lut, forests=forests, hand_share=hand_share, context=context)

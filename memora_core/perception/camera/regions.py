@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from memora_core.perception.camera.colour import chromatic_mask, hsv_pixels, region_colour
+from memora_core.perception.camera.context import ContextClassifier
 from memora_core.perception.camera.hand import forearm_mask, palm_mask
 
 BACKGROUND, TABLE, HAND, OBJECT = 0, 1, 2, 3
@@ -98,11 +99,12 @@ def _hand_mask(forearm: np.ndarray) -> np.ndarray:
 
 def find_regions(rgb: np.ndarray, lut: np.ndarray, min_px: int, min_part: int,
                  max_background: float = 0.6, max_dark_v: int = 64, palm: PalmSettings | None = None,
-                 ) -> tuple[list[Region], np.ndarray, np.ndarray]:
-    """Object regions of one frame, the frame's pixel classes and its hand mask. With `palm` (the model's
+                 context: ContextClassifier | None = None) -> tuple[list[Region], np.ndarray, np.ndarray]:
+    """Object regions of one frame, the frame's pixel classes and its hand mask. With `context` (context.py) the
+    pixel classes come from colour and neighbourhood instead of the colour table alone. With `palm` (the model's
     hand-share table and its settings), the palm at the forearm's end is hand too (hand.py)."""
     idx = lut_index(rgb)
-    cls = lut[idx]
+    cls = lut[idx] if context is None else context.classify(idx)
     forearm = forearm_mask(cls)
     if palm is not None:
         grown = palm_mask(idx, forearm, palm.hand_share, palm.min_share, palm.reach * rgb.shape[1])

@@ -4,13 +4,15 @@
    ground truth (groundtruth.py); every quantised RGB colour gets the class it most often shows (colours
    never seen stay OBJECT: an unknown colour is more likely a new thing than the table); each colour also
    keeps the share of its pixels that were hand (palm and forearm), to find the palm next to the forearm
-   (hand.py).
+   (hand.py). A pixel classifier with spatial context (context.py) is fitted on the same frames: each colour's
+   class probabilities, at the pixel and averaged around it, to the true class.
 2. Attributes: object regions are found in the same frames with that table; a region whose pixels are
    mostly one object is a sample labelled with that object's category and material from the scene
    description; a random forest per attribute is fitted: category and material on the regions'
    shape/appearance measures, the printed label (labels.py; NO_LABEL when the object has none) on those and
    the label-pattern measures.
-Deterministic for the same sessions and seed."""
+Deterministic for the same sessions and seed: the same decoded frames give the same arrays (`camera-train` renders
+its sessions lossless so that the decoded frames are the same on every render)."""
 from __future__ import annotations
 
 import logging
@@ -24,7 +26,9 @@ from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
 from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, forest_from_sklearn
+from memora_core.perception.camera.codec import jpeg_roundtrip
 from memora_core.perception.camera.config import CameraPerceptionConfig
+from memora_core.perception.camera.context import ContextClassifier, colour_probabilities, fit_context
 from memora_core.perception.camera.hand import hand_share_table
 from memora_core.perception.camera.regions import LUT_BITS, PalmSettings, find_regions, lut_index
 
@@ -42,12 +46,15 @@ class TrainSettings:
     min_part: int = 25
     palm_min_share: float = CameraPerceptionConfig.model_fields["palm_min_share"].default
     palm_reach: float = CameraPerceptionConfig.model_fields["palm_reach"].default
+    context_scales: tuple[int, ...] | None = (5, 15)  # window sizes of the context classifier (None: colour table only)
+    context_pixels: int = 1500  # pixels per frame the context classifier is fitted on
+    codec_quality: int | None = 85  # training frames through JPEG at this quality, like the lossy videos (codec.py)
 
 
 @dataclass
 class _Collected:
     counts: np.ndarray = field(default_factory=lambda: np.zeros((2 ** (3 * LUT_BITS), 4), np.int64))
-    frames: list = field(default_factory=list)  # (rgb, object_id, specs)
+    frames: list = field(default_factory=list)  # (rgb, object_id, specs, pixel_class)
 
 
 def _collect_pixels(sessions, st: TrainSettings, progress: Callable[[str], None] | None) -> _Collected:
@@ -58,10 +65,12 @@ def _collect_pixels(sessions, st: TrainSettings, progress: Callable[[str], None]
             meta = s.meta()
             times = list(np.arange(0.0, meta.duration_s, 1.0 / st.fps))
             for t, rgb in decode_video(s.video, times, fps=meta.fps):
+                if st.codec_quality is not None:
+                    rgb = jpeg_roundtrip(rgb, st.codec_quality)
                 lf = lab.label(t, rgb)
                 idx = lut_index(rgb).ravel()
                 np.add.at(c.counts, (idx, lf.pixel_class.ravel()), 1)
-                c.frames.append((rgb, lf.object_id, lab.specs))
+                c.frames.append((rgb, lf.object_id, lab.specs, lf.pixel_class))
         finally:
             lab.close()
         if progress:
@@ -75,12 +84,12 @@ def pixel_table(counts: np.ndarray) -> np.ndarray:
     return lut
 
 
-def region_samples(frames, lut: np.ndarray, st: TrainSettings,
-                   hand_share: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
+def region_samples(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.ndarray | None = None,
+                   context: ContextClassifier | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
     xs, ys = [], {a: [] for a in ATTRIBUTES}
     palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
-    for rgb, object_id, specs in frames:
-        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm)
+    for rgb, object_id, specs, _ in frames:
+        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm, context=context)
         for r in regions:
             ids = object_id[r.mask]
             ids = ids[ids >= 0]
@@ -104,7 +113,11 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
     col = _collect_pixels(sessions, st, progress)
     lut = pixel_table(col.counts)
     hand_share = hand_share_table(col.counts)
-    x, ys = region_samples(col.frames, lut, st, hand_share)
+    context = None
+    if st.context_scales:
+        context = fit_context(colour_probabilities(col.counts), [(lut_index(f[0]), f[3]) for f in col.frames],
+                              st.context_scales, st.context_pixels, st.seed)
+    x, ys = region_samples(col.frames, lut, st, hand_share, context)
     if len(x) == 0:
         raise ValueError("no object regions in the training sessions")
     forests, report = {}, {"sessions": [s.video_id for s in sessions], "regions": int(len(x))}
@@ -116,5 +129,5 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         rf.fit(x if a == "label" else x[:, :len(FEATURE_NAMES)], y)
         forests[a] = forest_from_sklearn(rf, classes)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
-    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share).save(out)
+    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context).save(out)
     return path, report
