@@ -76,3 +76,40 @@ def test_in_order_match_pairs_repeated_steps_in_the_stated_order():
     # an order the steps never show pays the out-of-order factor
     assert _ordered_match(["empty jug", "fill jug"], steps[:2], scorer) == 0.8
     assert _ordered_match(["fill jug", "wipe counter"], steps, scorer) == 0.5
+
+
+def test_memora_reads_the_episode_steps_of_the_object_a_question_about_one_video_names(tmp_path):
+    from memora_core.agents.answering import StructuredAnswerer
+    from memora_core.agents.config import load_agents_config
+    from memora_core.conditions import build_condition
+
+    store = MemoryStore.open(tmp_path / "mem", no_vector_config())
+    for w in _writes():
+        store.commit_segment(w)
+    cfg = load_agents_config()
+    cfg.agents.answer_embedder = "none"  # token overlap only: deterministic
+    q = f"In video {VID}, {PID} handled the jug. What did they do with it?"
+    # picking the jug up and chilling it lie in different fragments; the episode's step list has both in order
+    choices = {"A": "They put it in the fridge, then picked it up.", "B": "They picked up the jug, then put it in the fridge.",
+               "C": "They washed the jug, then dried it.", "D": "They opened the oven, then closed the oven.",
+               "E": "The information is not available."}
+    full = StructuredAnswerer(build_condition("memora", store, PID), cfg).answer(q, choices)
+    episodic = StructuredAnswerer(build_condition("memora_episodic", store, PID), cfg).answer(q, choices)
+    assert full.letter == "B" and [c["args"]["about"] for c in full.tool_calls if c["tool"] == "get_episode_steps"] == ["jug"]
+    assert all(c["tool"] != "get_episode_steps" for c in episodic.tool_calls)
+    cfg.agents.episode_weight = 0.0  # the read off: MEMORA reads only the fragments, like MEMORA-Episodic
+    off = StructuredAnswerer(build_condition("memora", store, PID), cfg).answer(q, choices)
+    assert all(c["tool"] != "get_episode_steps" for c in off.tool_calls)
+    store.close()
+
+
+def test_choice_pronouns_name_their_object_and_past_tenses_stem_to_the_verb():
+    from memora_core.agents.answering.question import resolve_pronouns
+    from memora_core.tools.text import tokens
+
+    parts = ["They filled the jug", "emptied it again"]
+    assert resolve_pronouns(parts, "", "jug") == ["They filled the jug", "emptied jug again"]
+    assert resolve_pronouns(["They picked it up", "cut it"], "loaf", "") == ["They picked loaf up", "cut loaf"]
+    assert resolve_pronouns(parts, "", "") == parts
+    assert tokens("They took the lid off and emptied it") == tokens("take lid off, empty")
+    assert tokens("shook the tin") == tokens("shake tin")
