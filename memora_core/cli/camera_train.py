@@ -17,6 +17,7 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from memora_core.perception import load_perception_config
+    from memora_core.perception.camera.context import SCALES
     from memora_core.perception.camera.train import TrainSettings, train
     from sim.demonstrator import DemoSession, render_session, video_id_for
     from sim.demonstrator.config import load_render_config
@@ -35,7 +36,8 @@ def _run(args: argparse.Namespace) -> int:
             sessions.append(s if s.complete() else render_session(routine, args.seed, i, d, cfg=cfg))
     model = args.model or Path(load_perception_config().camera.model_path)
     bar = tqdm(total=len(sessions), desc="camera-train", disable=args.json)
-    path, report = train(sessions, model, TrainSettings(seed=args.train_seed), progress=lambda _: bar.update(1))
+    st = TrainSettings(seed=args.train_seed, context_scales=SCALES if args.context else None)
+    path, report = train(sessions, model, st, progress=lambda _: bar.update(1))
     bar.close()
     report["model"] = str(path)
     print(json.dumps(report, indent=1) if args.json else
@@ -57,5 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=Path("runs/camera_train/lossless"),
                    help="where sessions are rendered (sessions found complete there are reused: keep one --crf per folder)")
     p.add_argument("--model", type=Path, help="model file (default: perception.yaml camera.model_path)")
+    p.add_argument("--context", action="store_true", help="also fit the pixel classifier with spatial context "
+                   "(camera/context.py; off by default: it did not help on dev)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)

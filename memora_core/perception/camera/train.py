@@ -4,8 +4,8 @@
    ground truth (groundtruth.py); every quantised RGB colour gets the class it most often shows (colours
    never seen stay OBJECT: an unknown colour is more likely a new thing than the table); each colour also
    keeps the share of its pixels that were hand (palm and forearm), to find the palm next to the forearm
-   (hand.py). A pixel classifier with spatial context (context.py) is fitted on the same frames: each colour's
-   class probabilities, at the pixel and averaged around it, to the true class.
+   (hand.py). With `context_scales`, a pixel classifier with spatial context (context.py) is fitted on the same
+   frames: each colour's class probabilities, at the pixel and averaged around it, to the true class.
 2. Attributes: object regions are found in the same frames with that table; a region whose pixels are
    mostly one object is a sample labelled with that object's category and material from the scene
    description; a random forest per attribute is fitted: category and material on the regions'
@@ -46,7 +46,7 @@ class TrainSettings:
     min_part: int = 25
     palm_min_share: float = CameraPerceptionConfig.model_fields["palm_min_share"].default
     palm_reach: float = CameraPerceptionConfig.model_fields["palm_reach"].default
-    context_scales: tuple[int, ...] | None = (5, 15)  # window sizes of the context classifier (None: colour table only)
+    context_scales: tuple[int, ...] | None = None  # window sizes of the context classifier (None: colour table only)
     context_pixels: int = 1500  # pixels per frame the context classifier is fitted on
     codec_quality: int | None = 85  # training frames through JPEG at this quality, like the lossy videos (codec.py)
 
@@ -57,7 +57,7 @@ class _Collected:
     frames: list = field(default_factory=list)  # (rgb, object_id, specs, pixel_class)
 
 
-def _collect_pixels(sessions, st: TrainSettings, progress: Callable[[str], None] | None) -> _Collected:
+def collect_pixels(sessions, st: TrainSettings, progress: Callable[[str], None] | None) -> _Collected:
     c = _Collected()
     for s in sessions:
         lab = SessionLabeller(s)
@@ -110,7 +110,7 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
     from sklearn.ensemble import RandomForestClassifier
 
     st = st or TrainSettings()
-    col = _collect_pixels(sessions, st, progress)
+    col = collect_pixels(sessions, st, progress)
     lut = pixel_table(col.counts)
     hand_share = hand_share_table(col.counts)
     context = None
