@@ -38,13 +38,30 @@ class GuardedApproach:
     def guard_point(self, point: np.ndarray) -> np.ndarray:
         return np.asarray(point, float) + np.array([0.0, 0.0, self.settings.guard_height])
 
-    def reach(self, point: np.ndarray, ignore: set[str], what: str, stop_early: bool = False) -> None:
+    def reach(self, point: np.ndarray, ignore: set[str], what: str, stop_early: bool = False,
+              aim: np.ndarray | None = None) -> None:
         """Palm to `point`: planned to above it, then the guarded descent (`stop_early`: see `descend`). Raises
-        a typed PrimitiveFailure (a refused plan leaves the arm where it was)."""
+        a typed PrimitiveFailure (a refused plan leaves the arm where it was).
+
+        `aim`: where the held object's centre should end. The planned posture may turn the hand, and the
+        object hanging from it with it, so once above, the descent is aimed from where the object hangs then
+        (the object, not the palm, lands where it was meant to)."""
         point = np.asarray(point, float)
         guard = self.guard_point(point)
         if np.linalg.norm(self.robot.hand_position() - guard) > self.settings.guard_step:
             self.c.planned.move_to(guard, ignore, f"planned {what}")
+        held = self.robot.held_object()
+        if aim is not None and held is not None:
+            hand = self.robot.hand_position()
+            point = np.asarray(aim, float) - (self.robot.object_pose(held)[0] - hand)
+            if np.hypot(*(point[:2] - hand[:2])) > self.settings.guard_step / 2:
+                try:  # over the new point first, so the descent itself stays straight down
+                    self.c.arm.go(np.array([point[0], point[1], hand[2]]), ignore, what, exact=False,
+                                  margin=self.settings.guard_margin)
+                except PrimitiveFailure as f:
+                    if f.cause not in PLAN_REFUSED:
+                        raise
+                    log.info("%s: cannot move over the re-aimed point (%s); descending toward it", what, f.detail)
         log.info("%s: planned to %s, descending guarded", what, np.round(guard, 3).tolist())
         self.descend(point, ignore, what, stop_early)
 

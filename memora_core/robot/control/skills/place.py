@@ -181,8 +181,10 @@ class PlaceSkill:
             state.held_cost = held_cost
         raise failure
 
-    def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None) -> None:
-        """Lower the held object to `point`; into `container`, stopping short on its contents is fine."""
+    def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None,
+               aim: np.ndarray | None = None) -> None:
+        """Lower the held object to `point` (the palm's; `aim`: where the object's centre should end, for a
+        posture that turns the hand); into `container`, stopping short on its contents is fine."""
         try:
             try:
                 self.c.arm.go(point, ignore, "lower")
@@ -199,12 +201,15 @@ class PlaceSkill:
             if not self.c.guarded.applies(f):
                 raise
             try:  # a posture the motion library plans to above the point, then a slow guarded descent
-                self.c.guarded.reach(point, ignore, "lower", stop_early=container is not None)
+                self.c.guarded.reach(point, ignore, "lower", stop_early=container is not None, aim=aim)
             except PrimitiveFailure as g:
                 log.info("lower %s: guarded approach failed too: %s", held, g.detail)
                 if g.cause in PLAN_REFUSED:
                     raise f from None  # nothing moved: the straight move's failure stands
                 raise
+            if container and not self.c.scene.over(container, held):
+                # Stopped early, and not over the container: letting go here drops the object beside it.
+                raise PrimitiveFailure.short_of("lower", float(np.linalg.norm(self.robot.hand_position() - point)))
 
     def lower_onto(self, obj: SceneObject, release: np.ndarray, goal: np.ndarray, ignore: set[str],
                    container: str | None) -> None:
@@ -229,4 +234,6 @@ class PlaceSkill:
         hung = goal[2] + c.scene.held_half_up(obj) + self.cfg.motion.release_gap + (above[2] - pos[2])
         fix = np.array([goal[0] - pos[0], goal[1] - pos[1], min(0.0, hung - release[2])])
         ws = self.robot.limits.config.workspace
-        self._lower(np.clip(release + fix, ws.min, ws.max), ignore, obj.name, container)
+        point = np.clip(release + fix, ws.min, ws.max)
+        aim = np.array([goal[0], goal[1], pos[2] + point[2] - above[2]])  # the object's centre, hanging as now
+        self._lower(point, ignore, obj.name, container, aim=aim)
