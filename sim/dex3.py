@@ -18,7 +18,7 @@ from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, HandPostures, Side, c
 FINGER_TORQUE_LIMIT = 2.0
 # While closing, the finger contacts are read every HOLD_POLL_S (s); HOLD_POLLS reads in a row with thumb and a
 # finger on the object make a grasp (one read could be a finger brushing past).
-HOLD_POLL_S = 0.05
+HOLD_POLL_S = 0.025
 HOLD_POLLS = 2
 
 
