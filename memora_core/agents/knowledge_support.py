@@ -61,6 +61,9 @@ def knowledge_views(items: Sequence[dict[str, Any]], question: str, min_named: f
             opts = _options_of_preference(it)
         words = set(tokens(about))
         named = len(words & said) / len(words) if words else 0.0
+        thing = tokens(it.get("after_object", "") if kind == "habit" else it["subject"])
+        if thing and thing[-1] not in said:
+            continue  # the question must name what the record is about ('open oven' is not 'open kettle')
         top = max((c for _, c in opts), default=0)
         if named >= min_named and top > 0:
             out.append(KnowledgeView(about.strip(), named, tuple((t, c / top) for t, c in opts)))

@@ -187,3 +187,12 @@ def test_a_typed_preference_backing_the_best_choice_is_support_where_episodes_us
     assert with_pref.letter == "A" and "backed by typed knowledge" in with_pref.raw
     cfg.agents.knowledge_min_support = 2.0  # more than any record can add: the episodes decide alone again
     assert StructuredAnswerer(_Bakery(pref), cfg).answer(q, choices).letter == "E"
+
+
+def test_a_record_counts_only_when_the_question_names_its_object():
+    pref, habit = _knowledge()
+    items = [habit.model_dump(mode="json"), pref.model_dump(mode="json")]
+    # the verb alone ('pick up', 'cut') is half of each record's words, but they are about a mug and bread
+    assert knowledge_views(items, "What does Z01 do after picking up the kettle?", 0.5) == []
+    assert knowledge_views(items, "How does Z01 cut the cheese?", 0.5) == []
+    assert [v.about for v in knowledge_views(items, "after picking up the mug", 0.5)] == ["pick-up mug"]
