@@ -9,16 +9,20 @@ The same scoring serves every condition; the conditions differ only in what thei
 - units: each retrieved item becomes an ordered *window* of short action texts (a log line, an activity,
   a graph neighbourhood, a routine's steps, a habit "after X, Y");
 - choice support: the choice is split into clauses ("X, then Y"); each clause is matched to the window's
-  steps by token F1 and MiniLM cosine (the choices are paraphrases of the narrations), in order. For
+  steps by token F1 and MiniLM cosine (the choices are paraphrases of the narrations), in order (the best
+  pairing of the clauses to distinct steps in the stated order; 'it' / 'them' name their object). For
   questions about what follows (or precedes) an action, only steps just after (before) a step that the
   question names count, so the choice must be the observed successor, and repeated observations add up.
 - full MEMORA, questions about a procedure ("what approach / workflow / order ..."): the relevant routines
   are read with get_routine_skill and each choice is also scored against a routine's canonical ordered
   steps (weighted LCS of the choice's clauses over the steps, so order matters) and its key objects; the
   other conditions have no routines and keep their own read interfaces.
+- full MEMORA, a question about one video and an object: that episode's consolidated step list about the
+  object (get_episode_steps: each narrated step once, in the order done; consolidation.episodes) is one
+  more window, weighted `episode_weight`.
 - full MEMORA, typed preferences and habits (agents.knowledge_support): for a 'what next' question, the habits
   its action triggers (get_preferences(after=...)); otherwise the preferences the searches returned about
-  objects the question names. Each choice gains the support of the option it describes (its count relative
+  objects the question names (a record counts only when the question names its object). Each choice gains the support of the option it describes (its count relative
   to the most frequent one). Whether memory supports an answer at all is judged on the episodes, or on
   a typed record that backs the best choice by at least `knowledge_min_support` (the episodes may say it in
   other words than the question).
