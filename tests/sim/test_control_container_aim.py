@@ -14,18 +14,16 @@ pytestmark = pytest.mark.sim
 OBJS = {"yellow spoon": (0.40, -0.20, 0.6), "yellow bowl": (0.45, 0.05, 0.0)}
 
 
-def _refuse_straight_lowering(ctl) -> list:
+def _refuse_straight_lowering(ctl) -> None:
     """Every straight palm move named "lower" is refused before it moves."""
-    arm, real, refused = ctl.c.arm, ctl.c.arm.go, []
+    arm, real = ctl.c.arm, ctl.c.arm.go
 
     def go(point, ignore=None, name="waypoint", *args, **kwargs):
         if name == "lower":
-            refused.append(np.asarray(point, float).copy())
             raise PrimitiveFailure.blocked("lower", np.asarray(point, float), [], [])
         return real(point, ignore, name, *args, **kwargs)
 
     arm.go = go
-    return refused
 
 
 @pytest.mark.parametrize("aimed", [True, False])

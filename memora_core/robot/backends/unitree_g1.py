@@ -322,21 +322,24 @@ class UnitreeG1Robot(Robot):
         palm = self._palm_rotation(self.arm)
         self._held_offset = palm.T @ (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
         self._held_rotation = palm.T  # standing upright (the scene model's objects rest on the table) at the grasp
+        self._forget_sightings(name)  # its place on the table is stale now: it moves with the hand
+        return True
+
+    def _forget_sightings(self, name: str) -> None:
+        """Tell the object source (when it keeps sightings, as the tracker does) that what it saw of `name` is stale."""
         forget = getattr(self._objects, "forget", None)
         if callable(forget):
-            forget(name)  # its place on the table is stale now: it moves with the hand
-        return True
+            forget(name)
 
     def release(self) -> str | None:
         if self._held is not None and self._held_object is not None:
             at = self._in_hand(self._held_offset)
             self._let_go[self._held] = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
         name, self._held, self._held_object = self._held, None, None
-        forget = getattr(self._objects, "forget", None)
-        if name is not None and callable(forget):
+        if name is not None:
             # What the source saw of it until now (in the hand on the way, or a frame from before the grasp that
             # came in late) is stale: it is where it was let go until a newer frame sees it.
-            forget(name)
+            self._forget_sightings(name)
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
             # The digits stop pressing where they are, then open in turn (hand.letting_go_path): the index and
