@@ -20,6 +20,7 @@ from memora_core.tools.registry import (
     GetObjectHistoryArgs,
     GetPreferencesArgs,
     GetRoutineSkillArgs,
+    LocateObjectsArgs,
     SearchActivitiesArgs,
     SearchArgs,
     SearchObjectsArgs,
@@ -72,6 +73,7 @@ class MemoraTools(ToolSet):
         self.index_knowledge()
         self._act_pos = {a.activity_id: i for i, a in enumerate(self.activities)}
         handlers: dict[str, Any] = {"search_objects": self.search_objects, "get_object_history": self.get_object_history,
+                                    "locate_objects": self.locate_objects,
                                     "search_activities": self.search_activities, "search": self.search}
         if include_knowledge:
             handlers.update(get_routine_skill=self.get_routine_skill, get_preferences=self.get_preferences,
@@ -150,6 +152,22 @@ class MemoraTools(ToolSet):
                          for e, it in zip(top, items)) or f"no object named {args.name!r} in memory"
         ev = [_ev(e.last_seen_video, e.last_seen_s, e.last_seen_s) for e in top]
         return ToolResult(tool="search_objects", text=text, items=items, evidence=ev, store="entity_memory")
+
+    def locate_objects(self, args: LocateObjectsArgs) -> ToolResult:
+        """Each name looked up on its own (search_objects' ranking, first hit), so one call grounds a whole plan
+        without a long joined query burying one-word names under partial matches."""
+        items, lines, ev = [], [], []
+        for name in dict.fromkeys(args.names):
+            hit = self.search_objects(SearchObjectsArgs(name=name, top_k=1))
+            if hit.items:
+                items.append({"query": name, **hit.items[0]})
+                lines.append(f"{name}: {hit.text}")
+                ev += hit.evidence[:1]
+            else:
+                items.append({"query": name, "entity_id": None, "name": None, "location": None})
+                lines.append(f"{name}: not in memory")
+        return ToolResult(tool="locate_objects", text="\n".join(lines), items=items, evidence=ev,
+                          store="entity_memory")
 
     def get_object_history(self, args: GetObjectHistoryArgs) -> ToolResult:
         e = self.store.entity(args.entity_id, self.pid)

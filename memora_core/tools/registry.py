@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memora_core.schemas import Evidence
 
@@ -42,6 +42,19 @@ class SearchObjectsArgs(Args):
     name: str = Field(min_length=1, description="object name, e.g. 'bowl'")
     attributes: dict[str, str] | None = Field(default=None, description="optional colour/material/label filter")
     top_k: int = TopK
+
+
+class LocateObjectsArgs(Args):
+    names: list[str] = Field(min_length=1, max_length=12,
+                             description="object names, e.g. ['bowl', 'knife']: each is looked up on its own")
+
+    @field_validator("names")
+    @classmethod
+    def _bounded(cls, v: list[str]) -> list[str]:
+        out = [n.strip()[:200] for n in v if n and n.strip()]
+        if not out:
+            raise ValueError("no object name")
+        return out
 
 
 class GetObjectHistoryArgs(Args):
@@ -139,6 +152,9 @@ class ToolSpec:
 SPECS: dict[str, ToolSpec] = {s.name: s for s in [
     ToolSpec("search_objects", "Find objects in Entity Memory by name (and attributes); gives ids, state, "
              "location, last seen.", SearchObjectsArgs, "entity_memory"),
+    ToolSpec("locate_objects", "Where several objects are, in one call: for each name, the object in Entity Memory "
+             "that search_objects would rank first (id, location, last seen), or none.", LocateObjectsArgs,
+             "entity_memory"),
     ToolSpec("get_object_history", "The observed history of one object (where/when seen, changes).",
              GetObjectHistoryArgs, "entity_memory"),
     ToolSpec("get_routine_skill", "Routines the person repeats (goal, ordered steps, key objects) for a goal.",

@@ -7,7 +7,10 @@ from memora_core.agents.planning.base import PlannerBase
 from memora_core.agents.planning.labels import split_label
 from memora_core.agents.step_text import grounding_order, with_place
 from memora_core.schemas import Evidence, Plan, unique_evidence
+from memora_core.tools.registry import LocateObjectsArgs
 from memora_core.tools.text import overlap
+
+LOCATE_MAX = LocateObjectsArgs.model_fields["names"].metadata[-1].max_length  # names one locate_objects call takes
 
 
 class Grounding(PlannerBase):
@@ -23,7 +26,20 @@ class Grounding(PlannerBase):
         # ('pour soap into hand') is not a place
         placed = {s.object: s.target for s in plan.steps if s.object and s.target and self._is_place(s.target)}
         found: dict[str, tuple[str | None, list[Evidence], str | None]] = {}
-        for o in grounding_order(plan.steps, objects, placed):
+        order = grounding_order(plan.steps, objects, placed)
+        if self.family == "memora" and "locate_objects" in self.memory.tool_names and order and self._budget_left(log):
+            # Entity memory answers for every object of the plan in one call, each name on its own
+            batch = order[:LOCATE_MAX]
+            r = self._call(log, "locate_objects", {"names": batch})
+            for it in r.items:
+                o = it.get("query")
+                if o in batch and it.get("entity_id") and overlap(o, it.get("name") or "") > 0:
+                    seen = it.get("last_seen_video")
+                    ev = [Evidence(video_id=seen, start_s=float(it.get("last_seen_s") or 0.0),
+                                   end_s=float(it.get("last_seen_s") or 0.0))] if seen else []
+                    found[o] = (it["entity_id"], ev, it.get("location"))
+            order = order[len(batch):]
+        for o in order:
             if not self._budget_left(log) or self.family == "parametric":
                 break
             if self.family == "memora":

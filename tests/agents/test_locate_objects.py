@@ -1,0 +1,88 @@
+"""One `locate_objects` call grounds a whole plan: each name is looked up on its own in Entity memory, so a plan
+with more objects than tool calls left still gets every object's place (invented narrations through the real
+writer and consolidation, real SQLite store, the structured planner's grounding)."""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+
+from memora_core.agents import make_planner
+from memora_core.agents.calls import CallLog
+from memora_core.agents.config import load_agents_config
+from memora_core.cli.main import main as memora_main
+from memora_core.conditions import build_condition
+from memora_core.consolidation import consolidate
+from memora_core.schemas import Plan, PlanStep
+from memora_core.store.sqlite_store import SQLiteStore
+
+PID = "Z08"
+PLACED = {"jug": "shelf", "whisk": "drawer", "lemon": "fridge", "grater": "cupboard", "teapot": "tray"}
+# EPIC-100 noun class ids of these words (the writer keeps one entity per class)
+CLASS = {"jug": 66, "shelf": 247, "whisk": 218, "drawer": 8, "lemon": 105, "fridge": 12, "grater": 96,
+         "cupboard": 3, "teapot": 158, "tray": 35}
+ROWS = [(f"Z08_0{v}", 3 + 10 * i + v, text, verb, noun) for v in (1, 2)
+        for i, (obj, place) in enumerate(PLACED.items())
+        for text, verb, noun in ((f"pick up {obj}", "pick-up", [obj]), (f"put {obj} on {place}", "put-on", [obj, place]))]
+
+
+def _store(tmp_path) -> SQLiteStore:
+    path = tmp_path / "narrations.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["narration_id", "participant_id", "video_id", "narration_timestamp", "start_timestamp",
+                    "stop_timestamp", "start_frame", "stop_frame", "narration", "verb", "verb_class", "noun",
+                    "noun_class", "all_nouns", "all_noun_classes"])
+        for i, (vid, t, text, verb, nouns) in enumerate(ROWS):
+            ts = lambda s: f"00:{s // 60:02d}:{s % 60:05.2f}"  # noqa: E731
+            w.writerow([f"{vid}_{i}", PID, vid, ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text, verb, 0,
+                        nouns[0], CLASS[nouns[0]], str(nouns), str([CLASS[n] for n in nouns])])
+    store_dir = tmp_path / "store"
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = memora_main(["write", "--participant", PID, "--narrations", str(path), "--store", str(store_dir),
+                          "--embedding", "hashing", "--vectors", "none", "--quiet"])
+    assert rc == 0
+    writer = SQLiteStore(store_dir)
+    try:
+        consolidate(writer, PID)
+    finally:
+        writer.close()
+    return SQLiteStore(store_dir, readonly=True)
+
+
+def test_locate_objects_looks_up_each_name_on_its_own(tmp_path):
+    store = _store(tmp_path)
+    try:
+        for condition in ("memora", "memora_episodic"):
+            mem = build_condition(condition, store, PID)
+            res = mem.call("locate_objects", {"names": ["whisk", "jug", "saucepan"]})
+            assert res.ok and res.store == "entity_memory"
+            got = {it["query"]: (it["name"], it["location"]) for it in res.items}
+            assert got == {"whisk": ("whisk", "drawer"), "jug": ("jug", "shelf"), "saucepan": (None, None)}
+            # untrusted arguments: bounded list, no empty names
+            assert mem.call("locate_objects", {"names": []}).ok is False
+            assert mem.call("locate_objects", {"names": [" "]}).ok is False
+            assert mem.call("locate_objects", {"names": ["jug"] * 13}).ok is False
+    finally:
+        store.close()
+
+
+def test_one_call_grounds_every_object_of_a_plan(tmp_path):
+    store = _store(tmp_path)
+    cfg = load_agents_config()
+    cfg = cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"max_iterations": 2})})
+    try:
+        for condition in ("memora", "memora_episodic"):
+            planner = make_planner("structured", build_condition(condition, store, PID), config=cfg)
+            plan = Plan(participant_id=PID, instruction="use them", planner="structured", condition=condition)
+            plan.steps = [PlanStep(index=i, action="pick up", object=o, text=f"pick up {o}")
+                          for i, o in enumerate(PLACED)]
+            log = CallLog(planner.memory)
+            planner._ground(plan, log)
+            # two calls would ground two objects one by one; the batch grounds all five in one
+            assert [c["tool"] for c in log.calls] == ["locate_objects"]
+            assert {s.object: s.target for s in plan.steps} == PLACED
+            assert all(s.entity_id for s in plan.steps)
+            assert plan.steps[0].text == "pick up jug at shelf"
+    finally:
+        store.close()
