@@ -7,11 +7,12 @@ from memora_core.agents.instruction import Task
 from memora_core.agents.planning.labels import dedupe_labels, object_heads, split_label
 from memora_core.agents.planning.recall import EpisodicRecall
 from memora_core.agents.planning.relevance import procedure_around
+from memora_core.agents.planning.routine_knowledge import RoutineKnowledge
 from memora_core.schemas import Evidence, Plan
 from memora_core.tools.text import stem, tokens
 
 
-class Composition(EpisodicRecall):
+class Composition(EpisodicRecall, RoutineKnowledge):
     """Plans a task object by object (a category becomes the members this person's memory holds)."""
     def _compose(self, task: Task, log: CallLog, plan: Plan, reserve: int) -> list[tuple[str, list[Evidence]]]:
         """'lay the tray with cup, saucer and spoons' / 'make a stew using vegetables': each object gets
@@ -68,7 +69,8 @@ class Composition(EpisodicRecall):
 
     def _object_steps(self, sub: Task, log: CallLog, reserve: int) -> list[tuple[str, list[Evidence]]]:
         """How memory shows this object being handled: the steps about it in the best routine (full MEMORA)
-        or recalled procedure, from its first to its last mention; the task verb is added when missing."""
+        or recalled procedure, from its first to its last mention, a routine's tools first; the task verb is
+        added when missing."""
         cap = self.cfg.agents.compose_steps_per_object
         o = stem(sub.objects[0])
         verbs = {stem(sub.verb)} | self.synonyms(sub.verb)
@@ -79,6 +81,10 @@ class Composition(EpisodicRecall):
                 if idx:
                     ev = [Evidence.model_validate(e) for e in r["episodes"][:2]]
                     picked = [(st, ev) for st in r["steps"][idx[0]: idx[-1] + 1][:cap]]
+                    # the routine's tools that the steps kept never name are picked up first (what the
+                    # person uses to do it: RoutineKnowledge._tool_objects)
+                    tools = self._tool_objects(r, [lbl for lbl, _ in picked])
+                    picked = [(f"pick up {t}", ev) for t in tools] + picked
                     break
         if not picked and self._budget_left(log, reserve + 1):
             steps, _ = procedure_around(self._search_and_window(sub.text, sub, log), sub, self.cfg)

@@ -16,7 +16,7 @@ from memora_core.schemas import Evidence, Plan, PlanStep, unique_evidence
 from memora_core.tools.text import stem, tokens
 
 
-class StructuredPlanner(InstructionResolution, RoutineKnowledge, Composition, PreferenceUse, Grounding):
+class StructuredPlanner(InstructionResolution, Composition, RoutineKnowledge, PreferenceUse, Grounding):
     """`.plan(instruction) -> Plan`; deterministic; every tool call is logged in Plan.tool_calls.
 
     Per (sub)task the candidates are a recalled episode (every memory family, through its own tools) and,
