@@ -67,6 +67,9 @@ class AgentSettings(_Cfg):
     episode_weight: float = Field(default=1.25, ge=0, le=3, description=(
         "full MEMORA, a question naming a video and an object: the weight of that episode's consolidated step "
         "list about the object (get_episode_steps) among the retrieved windows; 0 turns the read off"))
+    answer_category_coverage: bool = Field(default=True, description=(
+        "a question word naming a category of the noun taxonomy ('cookware') counts as covered by a memory window "
+        "that names one of its members ('pan'), when deciding whether memory covers the question"))
     question_filler_words: list[str] = Field(default_factory=list)
     unavailable_letter: str = "E"
     semantic_retrieval: bool = False

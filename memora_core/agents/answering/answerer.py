@@ -28,6 +28,11 @@ class StructuredAnswerer(ChoiceDecision):
         self.family = getattr(memory, "family", "memora")
         self.vocab = vocabulary
 
+    def _vocabulary(self) -> Any:
+        from memora_core.agents.vocab import default_vocabulary  # word knowledge, loaded once per process
+
+        return self.vocab if self.vocab is not None else default_vocabulary()
+
     # --- retrieval through the family's own tools
     def _search(self, log: CallLog, query: str, video: str | None, top_k: int) -> ToolResult:
         if self.family == "memora":
@@ -73,7 +78,7 @@ class StructuredAnswerer(ChoiceDecision):
         a = self.cfg.agents
         letter_e = a.unavailable_letter
         log = CallLog(self.memory)
-        q = analyse(question, self.cfg)
+        q = analyse(question, self.cfg, self._vocabulary() if a.answer_category_coverage else None)
         if self.family == "parametric":
             return AnswerResult(letter_e, [], [], "parametric: no memory to support any choice")
         if q.masked_video:

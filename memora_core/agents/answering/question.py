@@ -3,7 +3,8 @@ follows or precedes an action or about a procedure; and a choice split into its 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from memora_core.agents.config import AgentsConfig
 from memora_core.tools.text import tokens
@@ -20,9 +21,12 @@ class Question:
     masked_video: bool
     direction: int  # +1: asks what follows an action; -1: what precedes it; 0: neither
     procedure: bool = False  # asks for a way of doing something (approach, workflow, order of steps)
+    # content words that name a category ('cookware'), with the head words of its members ('pan', 'pot'):
+    # memory that names a member covers the category word
+    categories: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-def analyse(question: str, cfg: AgentsConfig) -> Question:
+def analyse(question: str, cfg: AgentsConfig, vocab: Any = None) -> Question:
     stem_text = question.split("\n\n")[0].strip()  # the benchmark's instruction suffix is not content
     m = _VIDEO_RE.search(stem_text)
     masked = m is None and bool(_MASKED_VIDEO_RE.search(stem_text))
@@ -35,7 +39,13 @@ def analyse(question: str, cfg: AgentsConfig) -> Question:
     direction = 1 if after else (-1 if before and "before" in low else 0)
     proc_words = set(tokens(" ".join(cfg.agents.routine_question_words)))
     procedure = bool(proc_words & set(tokens(stem_text)))
-    return Question(stem_text, content, m.group(1) if m else None, masked, direction, procedure)
+    categories: dict[str, frozenset[str]] = {}
+    if vocab:
+        for w in re.findall(r"[a-z]+", low):
+            heads = frozenset(t for member in vocab.members(w) for t in tokens(member)[-1:])
+            if heads and tokens(w) and tokens(w)[0] in content:
+                categories[tokens(w)[0]] = heads
+    return Question(stem_text, content, m.group(1) if m else None, masked, direction, procedure, categories)
 
 
 def clauses(choice: str) -> list[str]:

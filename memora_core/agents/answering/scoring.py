@@ -43,7 +43,10 @@ def question_relevance(q: Question, step: str) -> float:
 def window_coverage(q: Question, w: Window) -> float:
     if not q.content:  # 'What was the person doing in video X?': the video scope is the whole question
         return 1.0 if w.steps else 0.0
-    return len(q.content & w.tokens()) / len(q.content)
+    have = w.tokens()
+    covered = q.content & have
+    covered |= {c for c, heads in q.categories.items() if heads & have}
+    return len(covered) / len(q.content)
 
 
 def _ordered_match(parts: list[str], steps: list[str], scorer: Scorer) -> float:
