@@ -11,8 +11,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, HandPostures, Side, clamp_to_ranges, is_grasping, joint_name,
-                                    lets_go_thumb_first, letting_go_path)
+from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, SWEEP_S, HandPostures, Side, clamp_to_ranges, closes_by_sweep,
+                                    is_grasping, joint_name, lets_go_thumb_first, letting_go_path, sweep_path)
 
 # Dex3-1 finger motors: a closing finger presses with at most this torque (N m) in the simulation.
 FINGER_TORQUE_LIMIT = 2.0
@@ -93,12 +93,21 @@ def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None
     without finger contact the hand opens again.
     The contacts are read while the hand closes (every HOLD_POLL_S): the grasp is taken once thumb and a finger
     have been on the object for HOLD_POLLS reads in a row. A box the closing fingers squeeze at an edge turns
-    and squirts out of a hand that keeps closing (found on a lone tea box: held at 0.1-0.3 s, gone at 0.6 s)."""
+    and squirts out of a hand that keeps closing (found on a lone tea box: held at 0.1-0.3 s, gone at 0.6 s).
+    A hand whose palm faces the table (hand.closes_by_sweep: the flat pinch) keeps its thumb and closes the
+    index and middle over SWEEP_S (hand.sweep_path), then waits `seconds` more at most."""
     hand = hand or Dex3Sim(robot.model, robot.data, robot.arm)
     body = robot.model.body(robot.scene.object(name).body_name).id
-    hand.close()
+    sweep = []
+    if closes_by_sweep(hand.side, robot.hand_rotation(hand.side.value)):
+        sweep = sweep_path(hand.side, hand.target, hand.postures, steps=max(1, round(SWEEP_S / HOLD_POLL_S)))
+        seconds += SWEEP_S
+    else:
+        hand.close()
     held, streak, waited = False, 0, 0.0
     while not held and waited < seconds - 1e-9:
+        if sweep:
+            hand.command(sweep.pop(0))
         step = min(HOLD_POLL_S, seconds - waited)
         robot.settle(step)
         waited += step

@@ -60,6 +60,17 @@ class GraspPose(_Cfg):
     # width toward the palm's inner side from the palm centre (`across`: palm centre to the object's near face),
     # in the hand's frame at this pose; the fingers close around it there.
     finger_offset: tuple[float, float, float] | None = None
+    # Finger grasps only: the hand turned `roll_deg` about its fingers, the palm's inner side toward the table
+    # (90: palm facing down): a flat object's sweep pinch, the thumb's tip a wall just above the table behind the
+    # object and the index and middle sweeping it against the thumb (sim.dex3, hand.sweep_path). Such a hand is
+    # placed by the table: its palm centre `min_palm_height` above the table top exactly, `finger_offset`'s
+    # `along` in front of the object's centre. 0 for every other hand.
+    roll_deg: float = Field(default=0.0, ge=0, le=90)
+    # Only for objects at most this tall (m, their measured height); None: any height.
+    max_object_height: float | None = Field(default=None, gt=0)
+    # (thumb, fingers) closing fractions the empty hand takes before reaching for the object with this pose
+    # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
+    preshape: tuple[float, float] | None = None
 
 
 class MotionConfig(_Cfg):

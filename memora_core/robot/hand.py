@@ -189,3 +189,36 @@ def letting_go_path(side: Side | str, measured: list[float], postures: HandPostu
                 q[i] = start[i] + (opened[i] - start[i]) * k / n
             out.append(list(q))
     return out
+
+
+# A hand whose palm's inner side faces the table more than this (minus the world-z part of the inner side's
+# direction) closes by a sweep: a flat object's pinch (the hand rolled, the thumb's tip just above the table).
+FACING_DOWN = 0.7
+# A sweep closes the index and middle over this long (s). Closed at once they flick a 1.6 cm spoon away (measured
+# in MuJoCo: a grip only with the spoon within 5 mm of one spot; over 0.5 s within 2 cm along the fingers and
+# 3 mm of palm height).
+SWEEP_S = 0.5
+
+
+def closes_by_sweep(side: Side | str, palm_rotation) -> bool:  # noqa: ANN001 - a 3x3 rotation
+    """Whether a hand at this world palm orientation (palm frame: x along the fingers, the inner side +y on the
+    right hand, -y on the left) closes by a sweep (sweep_path): its palm's inner side faces the table."""
+    inner = 1.0 if Side(side) is Side.RIGHT else -1.0
+    return float(palm_rotation[2][1]) * inner < -FACING_DOWN
+
+
+def sweep_path(side: Side | str, start: list[float], postures: HandPostures | None = None,
+               steps: int = 20) -> list[list[float]]:
+    """How a rolled hand closes on a flat object: the thumb stays where it is (its tip a wall just above the
+    table behind the object), the index and middle close from `start` in `steps` equal steps, their tips
+    sweeping along the table and pushing the object against the thumb."""
+    closed = (postures or HandPostures()).closed(side)
+    n = max(1, int(steps))
+    fingers = [i for i, j in enumerate(FINGER_JOINTS) if not j.startswith("thumb")]
+    out = []
+    for k in range(1, n + 1):
+        q = list(start)
+        for i in fingers:
+            q[i] = start[i] + (closed[i] - start[i]) * k / n
+        out.append(q)
+    return out

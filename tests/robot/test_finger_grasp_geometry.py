@@ -116,3 +116,23 @@ def test_a_tilted_hand_lets_go_thumb_first_and_a_level_one_fingers_first(arm):
     moved_first = [i for i in range(7) if abs(path[1][i] - held[i]) > 1e-9]
     assert moved_first and set(moved_first) <= set(thumb)
     assert np.allclose(path[-1], HandPostures().open(arm))
+
+
+@pytest.mark.parametrize("arm", ["left", "right"])
+def test_only_a_hand_rolled_palm_down_closes_by_a_sweep_that_keeps_the_thumb(arm):
+    from memora_core.robot.hand import FINGER_JOINTS, closes_by_sweep, sweep_path
+
+    assert closes_by_sweep(arm, palm_rotation(90.0, 0.0, arm, 75.0))          # the flat pinch
+    assert closes_by_sweep(arm, palm_rotation(-40.0, 0.0, arm, 90.0))
+    for yaw, pitch in [(0.0, 0.0), (90.0, 0.0), (45.0, 40.0), (0.0, 90.0), (-90.0, 40.0)]:
+        assert not closes_by_sweep(arm, palm_rotation(yaw, pitch, arm))      # level, tilted, fingers down
+    # palm_rotation's roll turns the palm's inner side (where the thumb closes) down, on either hand
+    assert palm_inner_direction(0.0, 0.0, arm, 90.0)[2] == pytest.approx(-1.0)
+    start = HandPostures().shaped(arm, 0.4, 0.0)
+    path = sweep_path(arm, start, steps=20)
+    thumb = [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]
+    assert len(path) == 20 and all(q[i] == start[i] for q in path for i in thumb)
+    fingers = [i for i in range(7) if i not in thumb]
+    closed = HandPostures().closed(arm)
+    assert np.allclose([path[-1][i] for i in fingers], [closed[i] for i in fingers])
+    assert np.allclose([path[9][i] for i in fingers], [(start[i] + closed[i]) / 2 for i in fingers])

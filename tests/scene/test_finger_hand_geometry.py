@@ -66,6 +66,9 @@ def test_the_configured_grip_sits_off_the_palm_between_thumb_and_fingers(dex3):
     thumb, finger = pivot("right_hand_thumb_1_link"), pivot("right_hand_index_0_link")
     for pose in load_robot_config("sim_g1_dex3").motion.grasp_poses:
         along, across, _ = pose.finger_offset
+        if pose.roll_deg:  # the sweep pinch is placed by the table (test_finger_picks picks a spoon with it)
+            assert across == 0.0 and thumb[0] < along and along - finger[0] < 0.05
+            continue
         assert face < across < face + 0.01                     # the palm stops just short of the object's face
         assert thumb[0] < along and along - finger[0] < 0.05  # beyond the thumb, within the fingers' curl
 

@@ -23,7 +23,8 @@ class ArmMotion:
 
     def rotation(self) -> np.ndarray:
         """World orientation of the palm frame for the current grasp pose."""
-        return palm_rotation(self.c.state.pose.yaw_deg, self.c.state.pose.pitch_deg, self.robot.arm)
+        pose = self.c.state.pose
+        return palm_rotation(pose.yaw_deg, pose.pitch_deg, self.robot.arm, pose.roll_deg)
 
     def cruise_z(self) -> float:
         """Palm height for transit: whatever hangs below the palm (the held object, else the fingers) clears

@@ -14,16 +14,22 @@ from memora_core.robot.robot import MotionConfig
 Footprints = list[tuple[np.ndarray, float]]
 
 
-def palm_rotation(yaw_deg: float, pitch_deg: float, arm: str) -> np.ndarray:
+def palm_rotation(yaw_deg: float, pitch_deg: float, arm: str, roll_deg: float = 0.0) -> np.ndarray:
     """World orientation of the palm frame: turned about z by `yaw_deg` toward the midline (the right hand
-    turns left, the left hand right), then fingers pitched down by `pitch_deg` about the hand's y."""
+    turns left, the left hand right), then fingers pitched down by `pitch_deg` about the hand's y, then rolled
+    `roll_deg` about the fingers (x) so that the palm's inner side turns down (90: palm facing the table)."""
     t = np.radians(pitch_deg)
     c, s = np.cos(t), np.sin(t)
     pitch = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
     a = np.radians(yaw_deg) * (1.0 if arm == "right" else -1.0)
     ca, sa = np.cos(a), np.sin(a)
     yaw = np.array([[ca, -sa, 0.0], [sa, ca, 0.0], [0.0, 0.0, 1.0]])
-    return yaw @ pitch
+    if not roll_deg:
+        return yaw @ pitch
+    r = np.radians(roll_deg) * (-1.0 if arm == "right" else 1.0)  # the inner side: +y on the right, -y on the left
+    cr, sr = np.cos(r), np.sin(r)
+    roll = np.array([[1.0, 0.0, 0.0], [0.0, cr, -sr], [0.0, sr, cr]])
+    return yaw @ pitch @ roll
 
 
 def edge_gap(c: np.ndarray, radius: float, footprints: Footprints) -> float:
@@ -146,10 +152,10 @@ def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Se
     return out
 
 
-def palm_inner_direction(yaw_deg: float, pitch_deg: float, arm: str) -> np.ndarray:
+def palm_inner_direction(yaw_deg: float, pitch_deg: float, arm: str, roll_deg: float = 0.0) -> np.ndarray:
     """World direction from the palm toward its inner side (where the thumb closes) at this hand pose."""
     inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
-    return palm_rotation(yaw_deg, pitch_deg, arm) @ np.array([0.0, inner, 0.0])
+    return palm_rotation(yaw_deg, pitch_deg, arm, roll_deg) @ np.array([0.0, inner, 0.0])
 
 
 def half_width(radius: float, axes: list[tuple[np.ndarray, float]], direction: np.ndarray) -> float:
@@ -167,18 +173,18 @@ def half_width(radius: float, axes: list[tuple[np.ndarray, float]], direction: n
 
 
 def lowest_reach(box: tuple[Sequence[float], Sequence[float]], yaw_deg: float, pitch_deg: float,
-                 arm: str) -> float:
+                 arm: str, roll_deg: float = 0.0) -> float:
     """How far below the palm centre (m, world z, >= 0 when below) a hand-frame box (low, high corners) reaches
     at this hand pose: e.g. the thumb's sweep (hand.thumb_sweep) level (its thickness) or fingers down (its
     length)."""
-    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    rot = palm_rotation(yaw_deg, pitch_deg, arm, roll_deg)
     (x0, y0, z0), (x1, y1, z1) = box
     corners = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], float)
     return float(-min((corners @ rot.T)[:, 2]))
 
 
 def finger_grasp_point(top: np.ndarray, arm: str, yaw_deg: float, pitch_deg: float, offset: Sequence[float],
-                       half_up: float, half_wide: float = 0.0) -> np.ndarray:
+                       half_up: float, half_wide: float = 0.0, roll_deg: float = 0.0) -> np.ndarray:
     """Palm point of a finger grasp. `offset` = (along, across, down): the grip point, `down` below the centre
     of the object's top (at most to its middle), lies `along` the fingers and `across` + `half_wide` toward the
     palm's inner side from the palm centre, in the hand's frame at this pose (palm_rotation: level with fingers
@@ -187,7 +193,7 @@ def finger_grasp_point(top: np.ndarray, arm: str, yaw_deg: float, pitch_deg: flo
     direction (half_width): a wide object keeps the palm as close to its side as a thin one."""
     along, across, down = (float(v) for v in offset)
     grip = np.asarray(top, float) - np.array([0.0, 0.0, min(down, half_up)])
-    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    rot = palm_rotation(yaw_deg, pitch_deg, arm, roll_deg)
     inner = 1.0 if arm == "right" else -1.0  # the palm's inner side is the hand frame's +y on the right
     return grip - rot @ np.array([along, inner * (across + half_wide), 0.0])
 
@@ -217,10 +223,11 @@ def outline_clear(outline: Sequence[Sequence[float]], centre: Sequence[float], r
 
 
 def hand_frame_footprint(arm: str, yaw_deg: float, pitch_deg: float, offset: Sequence[float], half_wide: float,
-                         axes: list[tuple[np.ndarray, float]]) -> tuple[np.ndarray, list[tuple[np.ndarray, float]]]:
+                         axes: list[tuple[np.ndarray, float]],
+                         roll_deg: float = 0.0) -> tuple[np.ndarray, list[tuple[np.ndarray, float]]]:
     """Where a finger grasp (finger_grasp_point) puts the object in the hand's frame as the right hand sees it
     (the left mirrored): its centre (along, across + half_wide) and its box axes (x, y), unit, with half sizes."""
-    rot = palm_rotation(yaw_deg, pitch_deg, arm)
+    rot = palm_rotation(yaw_deg, pitch_deg, arm, roll_deg)
     inner = 1.0 if arm == "right" else -1.0
     out = []
     for a, h in axes:

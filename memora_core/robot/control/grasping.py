@@ -26,7 +26,8 @@ PRESHAPE_MARGIN = 0.006
 
 
 def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
-    return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), tuple(np.round(grasp_pt, 3).tolist()))
+    return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), round(pose.roll_deg, 1),
+            tuple(np.round(grasp_pt, 3).tolist()))
 
 
 class GraspChooser:
@@ -54,9 +55,13 @@ class GraspChooser:
         """The configured grasp poses for `obj` and `arm`; a pose that follows the object's long axis gets its
         yaw from the object's current orientation (skipped for objects without a long axis)."""
         out = []
+        seen = self.robot.object_pose(obj.name)
+        height = None if seen is None else 2.0 * obj.half_up(seen[1])
         for pose in self.cfg.motion.grasp_poses:
             if (pose.finger_offset is not None) != self.fingers:
                 continue  # a finger pose needs a hand that closes its fingers, and a palm pose the reverse
+            if pose.max_object_height is not None and (height is None or height > pose.max_object_height):
+                continue  # a hand for flat objects only (by the object's measured height)
             if not pose.along_long_axis:
                 out.append(pose)
                 continue
@@ -71,9 +76,12 @@ class GraspChooser:
     def shape_hand(self, obj: SceneObject, arm: str, pose: GraspPose, wide: float, rot: np.ndarray) -> None:
         """Pre-shape the hand for a level finger grasp: the thumb (and fingers) as far closed as keeps them
         PRESHAPE_MARGIN off the object at the grasp, so the hand needs less free table around it; the clearance
-        checks that follow see the hand so. A fingers-down pinch keeps the hand open (its thumb reaches under)."""
+        checks that follow see the hand so. A fingers-down pinch keeps the hand open (its thumb reaches under); a
+        pose with its own `preshape` (the palm-down pinch) takes that."""
         shape = (0.0, 0.0)
-        if abs(pose.pitch_deg) < 1e-6:
+        if pose.preshape is not None:
+            shape = tuple(pose.preshape)
+        elif abs(pose.pitch_deg) < 1e-6 and not pose.roll_deg:
             centre, axes = hand_frame_footprint(arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset, wide,
                                                 [] if obj.extent is None else obj.horizontal_axes(rot))
             shape = preshape((RIGHT_THUMB_OUTLINES, RIGHT_FINGER_OUTLINES), PRESHAPES, centre, obj.radius, axes,
@@ -100,16 +108,20 @@ class GraspChooser:
                     for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
                         if pose.finger_offset is not None:
                             rot = self.robot.object_pose(obj.name)[1]
-                            wide = half_width(obj.radius, obj.horizontal_axes(rot),
-                                              palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm))
+                            # A rolled hand (the flat sweep pinch) is placed by the table it sweeps along: its
+                            # palm height is its own, the object's side plays no part.
+                            wide = 0.0 if pose.roll_deg else half_width(
+                                obj.radius, obj.horizontal_axes(rot),
+                                palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm, pose.roll_deg))
                             grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
-                                                          obj.half_up(rot), wide)
+                                                          obj.half_up(rot), wide, pose.roll_deg)
                             raised = self.c.table_z + pose.min_palm_height - grasp_pt[2]
                             if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0:
                                 continue  # a tilted hand held higher than its grip would land its fingers on top
-                            grasp_pt[2] = max(grasp_pt[2], self.c.table_z + pose.min_palm_height)
+                            grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
+                                           else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
                             if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg,
-                                                                    arm) + THUMB_OVERLAP:
+                                                                    arm, pose.roll_deg) + THUMB_OVERLAP:
                                 continue  # too low for this hand: its thumb closes above the object's top
                             self.shape_hand(obj, arm, pose, wide, rot)
                         else:
