@@ -86,3 +86,19 @@ def test_one_call_grounds_every_object_of_a_plan(tmp_path):
             assert plan.steps[0].text == "pick up jug at shelf"
     finally:
         store.close()
+
+
+def test_an_object_is_where_the_plan_last_put_it(tmp_path):
+    """Steps before the plan puts the jug on the tray happen where memory last saw it (the shelf), steps
+    after it on the tray; the place the plan puts it later is not where it is picked up."""
+    store = _store(tmp_path)
+    try:
+        planner = make_planner("structured", build_condition("memora", store, PID))
+        plan = Plan(participant_id=PID, instruction="use the jug", planner="structured", condition="memora")
+        plan.steps = [PlanStep(index=0, action="pick up", object="jug", text="pick up jug"),
+                      PlanStep(index=1, action="put", object="jug", target="tray", text="put jug on tray"),
+                      PlanStep(index=2, action="rinse", object="jug", text="rinse jug")]
+        planner._ground(plan, CallLog(planner.memory))
+        assert [s.text for s in plan.steps] == ["pick up jug at shelf", "put jug on tray", "rinse jug at tray"]
+    finally:
+        store.close()

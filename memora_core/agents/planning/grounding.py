@@ -56,15 +56,20 @@ class Grounding(PlannerBase):
                 lines = [ln for ln in r.items if overlap(o, ln["text"]) > 0]
                 if lines:
                     found[o] = (None, r.evidence[:1], _place_in_lines(o, [ln["text"] for ln in lines]))
+        now: dict[str, str] = {}  # where the plan's own steps have put each object so far
         for s in plan.steps:
             if s.object in found:
                 s.entity_id = found[s.object][0]
                 s.evidence = unique_evidence(s.evidence + found[s.object][1])
             if s.object and not s.target:
-                loc = placed.get(s.object) or (found.get(s.object, (None, [], None))[2])
+                # an object is where the plan last put it, else where memory last saw it; only an object memory
+                # has no place for takes the place the plan puts it later
+                loc = now.get(s.object) or found.get(s.object, (None, [], None))[2] or placed.get(s.object)
                 if loc and loc != s.object and self._is_place(loc):
                     s.target = loc
                     s.text = with_place(s.text, s.action, loc)
+            elif s.object and s.target and self._is_place(s.target):
+                now[s.object] = s.target
         ungrounded = [o for o in objects if o not in found and self.family != "parametric"]
         if ungrounded and len(found) < len(objects):
             plan.missing += [f"object not grounded in memory: {o}" for o in ungrounded
