@@ -36,7 +36,8 @@ def _run(args: argparse.Namespace) -> int:
             sessions.append(s if s.complete() else render_session(routine, args.seed, i, d, cfg=cfg))
     model = args.model or Path(load_perception_config().camera.model_path)
     bar = tqdm(total=len(sessions), desc="camera-train", disable=args.json)
-    st = TrainSettings(seed=args.train_seed, context_scales=SCALES if args.context else None)
+    st = TrainSettings(seed=args.train_seed, context_scales=SCALES if args.context else None,
+                       instances=not args.no_instances)
     path, report = train(sessions, model, st, progress=lambda _: bar.update(1))
     bar.close()
     report["model"] = str(path)
@@ -61,5 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, help="model file (default: perception.yaml camera.model_path)")
     p.add_argument("--context", action="store_true", help="also fit the pixel classifier with spatial context "
                    "(camera/context.py; off by default: it did not help on dev)")
+    p.add_argument("--no-instances", action="store_true", help="do not learn the superpixel merge "
+                   "(camera/instances.py); instances are then connected regions split by colour")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)

@@ -48,7 +48,8 @@ def test_colour_words_match_the_scene_description(labelled) -> None:
 def _attribute_votes(frames, specs, model: CameraModel):
     votes: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     for f in frames:
-        regions, _, _ = find_regions(f.rgb, model.lut, 60, 25, context=model.context)  # as camera-train found them
+        regions, _, _ = find_regions(f.rgb, model.lut, 60, 25, context=model.context,  # as camera-train found them
+                                     merge=None if model.merge is None else (model.merge, 0.5))
         for r in regions:
             ids = f.object_id[r.mask]
             ids = ids[ids >= 0]

@@ -78,7 +78,9 @@ class CameraPerception(PerceptionBackend):
         """Regions of one frame as sightings, the fraction of the frame that is table, the hand mask."""
         regions, cls, hand = find_regions(rgb, self.model.lut, self.cfg.min_blob_px, self.cfg.min_part_px,
                                           palm=self._palm(),
-                                          context=self.model.context if self.cfg.pixel_context else None)
+                                          context=self.model.context if self.cfg.pixel_context else None,
+                                          merge=(self.model.merge, self.cfg.merge_min_p)
+                                          if self.cfg.instance_merge and self.model.merge is not None else None)
         if not regions:
             return [], float((cls == TABLE).mean()), hand
         x = np.stack([region_vector(rgb, r) for r in regions])

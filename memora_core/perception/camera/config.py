@@ -18,6 +18,11 @@ class CameraPerceptionConfig(BaseModel):
     pixel_context: bool = Field(default=True, description="classify pixels by colour and neighbourhood with the "
                                 "model's context classifier when it has one (camera/context.py); off: the colour "
                                 "table alone")
+    instance_merge: bool = Field(default=True, description="find object instances by merging superpixels with the "
+                                 "model's learned merge forest when it has one (camera/instances.py); off: connected "
+                                 "regions split by colour")
+    merge_min_p: float = Field(default=0.5, ge=0, le=1, description="two touching superpixels are merged when the "
+                               "merge forest gives at least this probability that they are one object")
     work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
     place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
     moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")

@@ -1,6 +1,7 @@
 """The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
 load): the pixel-class lookup table, the hand share of each colour (hand.py; absent in files written before it), the
-pixel classifier with spatial context (context.py; optional), and a random forest per attribute (category, material, label), each tree
+pixel classifier with spatial context (context.py; optional), the superpixel merge forest (instances.py; optional),
+and a random forest per attribute (category, material, label), each tree
 as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
 and material were trained on its shape/appearance part only, the label forest on all of it. `memora camera-train` writes the file; loading checks its shape."""
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from memora_core.errors import MemoraError
 from memora_core.perception.camera.context import ContextClassifier, n_features
 from memora_core.perception.camera.features import ALL_FEATURE_NAMES
+from memora_core.perception.camera.instances import PAIR_FEATURE_NAMES
 from memora_core.perception.camera.regions import LUT_BITS
 
 ATTRIBUTES = ("category", "material", "label")
@@ -35,22 +37,25 @@ class Forest:
     classes: list[str]
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        """Mean class probabilities over the trees for samples x (S x F)."""
+        """Mean class probabilities over the trees for samples x (S x F); all trees descend at once."""
         x = np.atleast_2d(x)
-        s = len(x)
+        s, n_trees = len(x), len(self.feature)
         total = np.zeros((s, len(self.classes)), np.float32)
-        rows = np.arange(s)
-        for t in range(len(self.feature)):
-            node = np.zeros(s, np.int32)
-            for _ in range(64):  # depth bound: trees are trained with max_depth well below this
-                f = self.feature[t, node]
-                inner = f >= 0
-                if not inner.any():
-                    break
-                go_left = x[rows, np.maximum(f, 0)] <= self.threshold[t, node]
-                node = np.where(inner, np.where(go_left, self.left[t, node], self.right[t, node]), node)
-            total += self.value[t, node]
-        return total / max(1, len(self.feature))
+        if n_trees == 0 or s == 0:
+            return total
+        tree = np.arange(n_trees)[:, None]
+        rows = np.arange(s)[None, :]
+        node = np.zeros((n_trees, s), np.int32)
+        for _ in range(64):  # depth bound: trees are trained with max_depth well below this
+            f = self.feature[tree, node]
+            inner = f >= 0
+            if not inner.any():
+                break
+            go_left = x[rows, np.maximum(f, 0)] <= self.threshold[tree, node]
+            node = np.where(inner, np.where(go_left, self.left[tree, node], self.right[tree, node]), node)
+        for t in range(n_trees):  # summed tree by tree, in order: the same sums as one tree at a time
+            total += self.value[t, node[t]]
+        return total / n_trees
 
     def predict(self, x: np.ndarray) -> tuple[list[str], np.ndarray]:
         p = self.predict_proba(x)
@@ -96,11 +101,24 @@ def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 
 @dataclass
+class MergeForest:
+    """Whether two touching superpixels are one object (instances.py): a forest over instances.PAIR_FEATURE_NAMES."""
+
+    forest: Forest
+
+    def same_probability(self, x: np.ndarray) -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros(0, np.float32)
+        return self.forest.predict_proba(x)[:, self.forest.classes.index("1")]
+
+
+@dataclass
 class CameraModel:
     lut: np.ndarray                  # 2**(3*LUT_BITS) uint8 pixel classes
     forests: dict[str, Forest]
     hand_share: np.ndarray | None = None  # 2**(3*LUT_BITS) uint8: share of each colour's pixels that were hand
     context: ContextClassifier | None = None  # pixel classes from colour and neighbourhood (context.py)
+    merge: MergeForest | None = None  # superpixels merged into instances (instances.py)
 
     def save(self, path: Path | str) -> Path:
         path = Path(path).expanduser()
@@ -117,6 +135,12 @@ class CameraModel:
             c = self.context
             arrays.update({"context.prob": c.prob, "context.weights": c.weights, "context.bias": c.bias,
                            "context.scales": np.array(c.scales, np.int32)})
+        if self.merge is not None:
+            f = self.merge.forest
+            for k in ("feature", "threshold", "left", "right", "value"):
+                arrays[f"merge.{k}"] = getattr(f, k)
+            arrays["merge.classes"] = np.array(f.classes)
+            arrays["merge.features"] = np.array(PAIR_FEATURE_NAMES)
         tmp = path.with_suffix(".partial.npz")
         _save_npz(tmp, arrays)
         tmp.replace(path)
@@ -147,4 +171,11 @@ class CameraModel:
                     raise CameraModelError(f"camera model {path}: context classifier of the wrong shape")
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                  classes=[str(c) for c in z[f"{a}.classes"]]) for a in ATTRIBUTES}
-        return cls(lut=lut, forests=forests, hand_share=hand_share, context=context)
+            merge = None
+            if "merge.feature" in z.files:  # older files: none
+                if tuple(z["merge.features"].tolist()) != PAIR_FEATURE_NAMES or \
+                        sorted(str(c) for c in z["merge.classes"]) != ["0", "1"]:
+                    raise CameraModelError(f"camera model {path}: merge classifier for other features; retrain it")
+                merge = MergeForest(Forest(*(z[f"merge.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
+                                           classes=[str(c) for c in z["merge.classes"]]))
+        return cls(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge)

@@ -11,6 +11,10 @@
    description; a random forest per attribute is fitted: category and material on the regions'
    shape/appearance measures, the printed label (labels.py; NO_LABEL when the object has none) on those and
    the label-pattern measures.
+3. Instances (with `instances`, before 2 so that its regions are found as at inference): each frame's object
+   pixels are cut into superpixels, each labelled with the object it mostly shows in the renderer's masks; the
+   touching pairs, at every stage of merging them by that truth, train a forest telling whether two pieces are
+   one object (instances.py).
 Deterministic for the same sessions and seed: the same decoded frames give the same arrays (`camera-train` renders
 its sessions lossless so that the decoded frames are the same on every render)."""
 from __future__ import annotations
@@ -25,12 +29,14 @@ import numpy as np
 from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
-from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, forest_from_sklearn
+from memora_core.perception.camera.instances import lab_and_edges, measure, pair_samples, piece_identity, superpixels
+from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, MergeForest, forest_from_sklearn
 from memora_core.perception.camera.codec import jpeg_roundtrip
 from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.context import ContextClassifier, colour_probabilities, fit_context
 from memora_core.perception.camera.hand import hand_share_table
-from memora_core.perception.camera.regions import LUT_BITS, PalmSettings, find_regions, lut_index
+from memora_core.perception.camera.regions import (LUT_BITS, PalmSettings, coarse_hue, find_regions, lut_index,
+                                                   object_pixels)
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +55,11 @@ class TrainSettings:
     context_scales: tuple[int, ...] | None = None  # window sizes of the context classifier (None: colour table only)
     context_pixels: int = 1500  # pixels per frame the context classifier is fitted on
     codec_quality: int | None = 85  # training frames through JPEG at this quality, like the lossy videos (codec.py)
+    instances: bool = True      # learn which touching superpixels are one object (instances.py)
+    merge_trees: int = 25
+    merge_depth: int = 12
+    merge_samples: int = 80000  # pairs the merge forest is fitted on at most (an even spread of those collected)
+    merge_min_p: float = CameraPerceptionConfig.model_fields["merge_min_p"].default
 
 
 @dataclass
@@ -84,12 +95,44 @@ def pixel_table(counts: np.ndarray) -> np.ndarray:
     return lut
 
 
+def merge_forest(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.ndarray | None = None,
+                 context: ContextClassifier | None = None) -> tuple[MergeForest, int]:
+    """The superpixel merge forest (instances.py) from the frames' object pixels, as found at inference, and
+    the renderer's instance of each pixel; also the number of pairs it was fitted on."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
+    rng = np.random.default_rng(st.seed)
+    xs, ys = [], []
+    for rgb, object_id, _, _ in frames:
+        obj, _, _ = object_pixels(rgb, lut, palm, context)
+        lab, edges = lab_and_edges(rgb)
+        pieces = superpixels(rgb, obj > 0, edges)
+        hue = np.zeros(obj.shape, np.uint8)
+        yy, xx = np.nonzero(obj)
+        hue[yy, xx] = coarse_hue(rgb[yy, xx])
+        p = measure(pieces, lab, edges, hue)
+        x, y = pair_samples(p, piece_identity(pieces, object_id, len(p.n), st.min_purity), rng)
+        xs.append(x)
+        ys.append(y)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    if len(set(y.tolist())) < 2:
+        raise ValueError("the training sessions show no touching pieces of one object and of two")
+    pick = np.linspace(0, len(x) - 1, min(len(x), st.merge_samples)).astype(np.int64)
+    rf = RandomForestClassifier(n_estimators=st.merge_trees, max_depth=st.merge_depth, random_state=st.seed,
+                                class_weight="balanced", n_jobs=1)
+    rf.fit(x[pick], y[pick])
+    return MergeForest(forest_from_sklearn(rf, [str(c) for c in rf.classes_])), len(pick)
+
+
 def region_samples(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.ndarray | None = None,
-                   context: ContextClassifier | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
+                   context: ContextClassifier | None = None,
+                   merge: MergeForest | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
     xs, ys = [], {a: [] for a in ATTRIBUTES}
     palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
     for rgb, object_id, specs, _ in frames:
-        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm, context=context)
+        regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm, context=context,
+                                     merge=None if merge is None else (merge, st.merge_min_p))
         for r in regions:
             ids = object_id[r.mask]
             ids = ids[ids >= 0]
@@ -117,10 +160,14 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
     if st.context_scales:
         context = fit_context(colour_probabilities(col.counts), [(lut_index(f[0]), f[3]) for f in col.frames],
                               st.context_scales, st.context_pixels, st.seed)
-    x, ys = region_samples(col.frames, lut, st, hand_share, context)
+    merge, report = None, {"sessions": [s.video_id for s in sessions]}
+    if st.instances:
+        merge, report["merge_pairs"] = merge_forest(col.frames, lut, st, hand_share, context)
+    x, ys = region_samples(col.frames, lut, st, hand_share, context, merge)
     if len(x) == 0:
         raise ValueError("no object regions in the training sessions")
-    forests, report = {}, {"sessions": [s.video_id for s in sessions], "regions": int(len(x))}
+    forests = {}
+    report["regions"] = int(len(x))
     for a in ATTRIBUTES:
         classes = sorted(set(ys[a]))
         y = np.array([classes.index(v) for v in ys[a]])
@@ -129,5 +176,5 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         rf.fit(x if a == "label" else x[:, :len(FEATURE_NAMES)], y)
         forests[a] = forest_from_sklearn(rf, classes)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
-    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context).save(out)
+    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge).save(out)
     return path, report
