@@ -24,6 +24,11 @@ class WorkspaceBox(BaseModel):
     def contains(self, p) -> bool:
         return all(lo <= float(v) <= hi for v, lo, hi in zip(p, self.min, self.max))
 
+    def nearest(self, p) -> tuple[float, float, float]:
+        """The point of the box nearest to `p` (`p` itself when inside)."""
+        x, y, z = (min(max(float(v), lo), hi) for v, lo, hi in zip(p, self.min, self.max))
+        return x, y, z
+
 
 class LimitsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)

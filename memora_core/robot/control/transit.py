@@ -97,7 +97,10 @@ class Transit:
                 # The hand rests against a neighbour: a short straight move up leaves it behind.
                 self.arm.go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], up | touching, "lift", exact=False)
                 hand = self.robot.hand_position()
-            self.arm.go(np.array([hand[0], hand[1], self.first_level(hand, levels, up)]), up, "lift")
+            # A hand left raised behind the table's edge (no way to its tuck cleared, nor out of it) rises in the
+            # nearest column of the workspace: straight up from where it is, the target would be refused.
+            col = self.robot.limits.config.workspace.nearest(hand)
+            self.arm.go(np.array([col[0], col[1], self.first_level(col, levels, up)]), up, "lift")
         failure = None
         # A tall neighbour in the forearm's way at cruise height: also try passing higher.
         levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
