@@ -3,15 +3,11 @@ hands' or soap was poured 'into hand', but the step reads 'knead the dough', not
 (invented narrations through the real writer, real consolidation and the structured planner)."""
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 
 from memora_core.agents import make_planner
-from memora_core.cli.main import main as memora_main
 from memora_core.conditions import build_condition
-from memora_core.consolidation import consolidate
 from memora_core.store.sqlite_store import SQLiteStore
+from tests.agents.invented_store import formed_store
 
 PID = "Z07"
 ROWS = [  # (video, start s, narration, verb, noun)
@@ -24,27 +20,10 @@ ROWS = [  # (video, start s, narration, verb, noun)
 
 
 def _write(tmp_path):
-    path = tmp_path / "narrations.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["narration_id", "participant_id", "video_id", "narration_timestamp", "start_timestamp",
-                    "stop_timestamp", "start_frame", "stop_frame", "narration", "verb", "verb_class", "noun",
-                    "noun_class", "all_nouns", "all_noun_classes"])
-        for i, (vid, t, text, verb, noun) in enumerate(ROWS):
-            ts = lambda s: f"00:00:{s:05.2f}"  # noqa: E731
-            w.writerow([f"{vid}_{i}", PID, vid, ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text, verb, 0, noun, 0,
-                        f"['{noun}']", "[0]"])
-    store_dir = tmp_path / "store"
-    with contextlib.redirect_stdout(io.StringIO()):
-        rc = memora_main(["write", "--participant", PID, "--narrations", str(path), "--store", str(store_dir),
-                          "--embedding", "hashing", "--vectors", "none", "--quiet"])
-    assert rc == 0
-    writer = SQLiteStore(store_dir)
-    try:
-        consolidate(writer, PID)
-    finally:
-        writer.close()
-    return store_dir
+    ts = lambda s: f"00:00:{s:05.2f}"  # noqa: E731
+    return formed_store(tmp_path, PID, ([f"{vid}_{i}", PID, vid, ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text,
+                                         verb, 0, noun, 0, f"['{noun}']", "[0]"] for i, (vid, t, text, verb, noun)
+                                        in enumerate(ROWS)))
 
 
 def test_plan_steps_are_never_grounded_at_a_body_part(tmp_path):

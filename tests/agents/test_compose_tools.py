@@ -4,15 +4,11 @@ it picks the grater up first (invented narrations through the real writer and co
 store, the structured planner)."""
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 
 from memora_core.agents import make_planner
-from memora_core.cli.main import main as memora_main
 from memora_core.conditions import build_condition
-from memora_core.consolidation import consolidate
 from memora_core.store.sqlite_store import SQLiteStore
+from tests.agents.invented_store import formed_store
 
 PID = "Z09"
 CLASS = {"grater": 96, "carrot": 41, "knife": 4, "leek": 117}  # EPIC-100 noun class ids
@@ -22,32 +18,19 @@ EPISODE = [("pick up grater", "pick-up", "grater"), ("pick up carrot", "pick-up"
            ("chop leek", "chop", "leek"), ("put down leek", "put-down", "leek")]
 
 
+def _rows():
+    n = 0
+    for v in (1, 2, 3):
+        for i, (text, verb, noun) in enumerate(EPISODE):
+            t = 2 + 4 * i + (40 if i >= 4 else 0)  # the two procedures are a long pause apart
+            ts = lambda s: f"00:{s // 60:02d}:{s % 60:05.2f}"  # noqa: E731
+            yield [f"Z09_0{v}_{n}", PID, f"Z09_0{v}", ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text,
+                   verb, 0, noun, CLASS[noun], f"['{noun}']", f"[{CLASS[noun]}]"]
+            n += 1
+
+
 def _store(tmp_path) -> SQLiteStore:
-    path = tmp_path / "narrations.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["narration_id", "participant_id", "video_id", "narration_timestamp", "start_timestamp",
-                    "stop_timestamp", "start_frame", "stop_frame", "narration", "verb", "verb_class", "noun",
-                    "noun_class", "all_nouns", "all_noun_classes"])
-        n = 0
-        for v in (1, 2, 3):
-            for i, (text, verb, noun) in enumerate(EPISODE):
-                t = 2 + 4 * i + (40 if i >= 4 else 0)  # the two procedures are a long pause apart
-                ts = lambda s: f"00:{s // 60:02d}:{s % 60:05.2f}"  # noqa: E731
-                w.writerow([f"Z09_0{v}_{n}", PID, f"Z09_0{v}", ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text,
-                            verb, 0, noun, CLASS[noun], f"['{noun}']", f"[{CLASS[noun]}]"])
-                n += 1
-    store_dir = tmp_path / "store"
-    with contextlib.redirect_stdout(io.StringIO()):
-        rc = memora_main(["write", "--participant", PID, "--narrations", str(path), "--store", str(store_dir),
-                          "--embedding", "hashing", "--vectors", "none", "--quiet"])
-    assert rc == 0
-    writer = SQLiteStore(store_dir)
-    try:
-        consolidate(writer, PID)
-    finally:
-        writer.close()
-    return SQLiteStore(store_dir, readonly=True)
+    return SQLiteStore(formed_store(tmp_path, PID, _rows()), readonly=True)
 
 
 def test_composed_steps_keep_their_routines_tools(tmp_path):

@@ -3,18 +3,14 @@ with more objects than tool calls left still gets every object's place (invented
 writer and consolidation, real SQLite store, the structured planner's grounding)."""
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 
 from memora_core.agents import make_planner
 from memora_core.agents.calls import CallLog
 from memora_core.agents.config import load_agents_config
-from memora_core.cli.main import main as memora_main
 from memora_core.conditions import build_condition
-from memora_core.consolidation import consolidate
 from memora_core.schemas import Plan, PlanStep
 from memora_core.store.sqlite_store import SQLiteStore
+from tests.agents.invented_store import formed_store
 
 PID = "Z08"
 PLACED = {"jug": "shelf", "whisk": "drawer", "lemon": "fridge", "grater": "cupboard", "teapot": "tray"}
@@ -26,28 +22,15 @@ ROWS = [(f"Z08_0{v}", 3 + 10 * i + v, text, verb, noun) for v in (1, 2)
         for text, verb, noun in ((f"pick up {obj}", "pick-up", [obj]), (f"put {obj} on {place}", "put-on", [obj, place]))]
 
 
+def _rows():
+    for i, (vid, t, text, verb, nouns) in enumerate(ROWS):
+        ts = lambda s: f"00:{s // 60:02d}:{s % 60:05.2f}"  # noqa: E731
+        yield [f"{vid}_{i}", PID, vid, ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text, verb, 0,
+               nouns[0], CLASS[nouns[0]], str(nouns), str([CLASS[n] for n in nouns])]
+
+
 def _store(tmp_path) -> SQLiteStore:
-    path = tmp_path / "narrations.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["narration_id", "participant_id", "video_id", "narration_timestamp", "start_timestamp",
-                    "stop_timestamp", "start_frame", "stop_frame", "narration", "verb", "verb_class", "noun",
-                    "noun_class", "all_nouns", "all_noun_classes"])
-        for i, (vid, t, text, verb, nouns) in enumerate(ROWS):
-            ts = lambda s: f"00:{s // 60:02d}:{s % 60:05.2f}"  # noqa: E731
-            w.writerow([f"{vid}_{i}", PID, vid, ts(t), ts(t), ts(t + 2), t * 50, (t + 2) * 50, text, verb, 0,
-                        nouns[0], CLASS[nouns[0]], str(nouns), str([CLASS[n] for n in nouns])])
-    store_dir = tmp_path / "store"
-    with contextlib.redirect_stdout(io.StringIO()):
-        rc = memora_main(["write", "--participant", PID, "--narrations", str(path), "--store", str(store_dir),
-                          "--embedding", "hashing", "--vectors", "none", "--quiet"])
-    assert rc == 0
-    writer = SQLiteStore(store_dir)
-    try:
-        consolidate(writer, PID)
-    finally:
-        writer.close()
-    return SQLiteStore(store_dir, readonly=True)
+    return SQLiteStore(formed_store(tmp_path, PID, _rows()), readonly=True)
 
 
 def test_locate_objects_looks_up_each_name_on_its_own(tmp_path):
