@@ -118,6 +118,9 @@ class PlannedMotion:
             if planner.world.is_valid(end + t * (start - end)):
                 end = end + t * (start - end)
                 break
+        else:  # none on that line: a valid posture near the goal, from which the line back to it clears as it goes
+            near = planner.planner.escape(end)
+            end = end if near is None else near
         hand = self.robot.hand_position()
         t0 = time.perf_counter()
         try:

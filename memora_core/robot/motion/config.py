@@ -32,6 +32,15 @@ class PlannerConfig(_Cfg):
         "m out to which clearance is measured for goal choice; farther counts as this much"))
     check_step: float = Field(default=0.02, gt=0, description=(
         "rad: motions are collision-checked at states at most this far apart (largest joint change)"))
+    start_escape_radius: float = Field(default=0.15, ge=0, description=(
+        "rad (every joint) within which a nearby valid posture is sought for a start already inside the clearance "
+        "margin; the path then begins with a straight line out to it that comes no closer to anything (0: such a "
+        "start is refused as START_IN_COLLISION)"))
+    start_escape_attempts: int = Field(default=60, ge=0, description=(
+        "postures sampled around such a start, in rings of growing size, before it is refused"))
+    start_escape_depth: float = Field(default=0.015, ge=0, description=(
+        "m a start may lie inside an obstacle and still be moved out; deeper is refused (a posture physics cannot "
+        "hold, not a margin to leave)"))
     # --- OMPL ----------------------------------------------------------------------------------------
     time_limit_s: float = Field(default=1.0, gt=0, description="seconds RRTConnect may search before NO_PATH")
     shortcut_steps: int = Field(default=30, ge=0, description=(

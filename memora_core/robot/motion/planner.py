@@ -10,6 +10,7 @@ import numpy as np
 
 from memora_core.robot.motion.config import PlannerConfig
 from memora_core.robot.motion.failures import PlanningCause, PlanningFailure
+from memora_core.robot.motion.start_escape import escape_start
 from memora_core.robot.motion.world import CollisionWorld
 
 BOUNDS_TOLERANCE = 0.02  # rad a start may sit past a range end (physics rests on stops) before it is refused
@@ -71,6 +72,7 @@ class JointPlanner:
     def __init__(self, world: CollisionWorld, config: PlannerConfig) -> None:
         self.world = world
         self.config = config
+        self._escapes: dict[bytes, np.ndarray | None] = {}
 
     def check_endpoints(self, start: np.ndarray, goal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Start and goal inside the ranges (a start a hair past a stop is moved in) and valid; else PlanningFailure."""
@@ -80,13 +82,23 @@ class JointPlanner:
         if not space.contains(goal):
             raise PlanningFailure(PlanningCause.GOAL_OUT_OF_BOUNDS, "goal posture outside the joint ranges")
         start = space.clip(start)
-        if not world.is_valid(start):
+        if not world.is_valid(start) and self.escape(start) is None:
             hit = tuple(world.colliding(start))
             raise PlanningFailure(PlanningCause.START_IN_COLLISION, f"start touches {', '.join(hit)}", hit)
         if not world.is_valid(goal):
             hit = tuple(world.colliding(goal))
             raise PlanningFailure(PlanningCause.GOAL_IN_COLLISION, f"goal touches {', '.join(hit)}", hit)
         return start, np.asarray(goal, float)
+
+    def escape(self, start: np.ndarray) -> np.ndarray | None:
+        """A nearby valid posture reached from the invalid `start` coming no closer to anything
+        (`start_escape`; the last one asked for is cached)."""
+        key = start.tobytes()
+        if key not in self._escapes:
+            cfg = self.config
+            self._escapes = {key: escape_start(self.world, start, cfg.start_escape_radius, cfg.start_escape_attempts,
+                                               cfg.check_step, cfg.start_escape_depth, cfg.seed or 0)}
+        return self._escapes[key]
 
     def plan(self, start: np.ndarray, goal: np.ndarray) -> JointPath:
         return self.plan_any(start, [goal])
@@ -100,16 +112,20 @@ class JointPlanner:
         checked = [self.check_endpoints(np.asarray(start, float), np.asarray(g, float)) for g in goals]
         start = checked[0][0]
         goals = [g for _, g in checked]
+        # A start inside the clearance margin first moves out along its escape line (checked on its own terms).
+        lead = start[None] if self.world.is_valid(start) else np.stack([start, self.escape(start)])
+        start = lead[-1]
         step = self.config.check_step
         for goal in goals:
             if segment_free(self.world, start, goal, step):
-                line = np.stack([start, goal])
+                line = np.concatenate([lead, goal[None]])
                 return JointPath(line, path_length(line), time.perf_counter() - t0, sampled=False)
         raw, simplified = self._ompl(start, goals)
         if not path_free(self.world, simplified, step):
             simplified = raw  # the simplifier's own checks are coarser than ours; its input was checked by RRT
         if not path_free(self.world, simplified, step):
             raise PlanningFailure(PlanningCause.NO_PATH, "the planner's path fails the dense re-check")
+        raw, simplified = np.concatenate([lead[:-1], raw]), np.concatenate([lead[:-1], simplified])
         return JointPath(simplified, path_length(raw), time.perf_counter() - t0, sampled=True)
 
     def _ompl(self, start: np.ndarray, goals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
