@@ -97,6 +97,10 @@ class MotionConfig(_Cfg):
     max_bisections: int = Field(default=3, ge=0)
     held_orientation_cost: float = Field(default=0.5, ge=0)  # IK weight on keeping the grasp's hand orientation
     relaxed_held_orientation_cost: float = Field(default=0.02, ge=0)  # ... in a carry the strict one cannot reach
+    upright_tolerance_deg: float = Field(default=8.0, ge=0, description=(
+        "degrees a held object may lean from how it stood at the grasp when it is put down on the table; more "
+        "(it turned in the hand, or a relaxed carry or pour left the wrist turned) and the hand is turned back to "
+        "stand it as it stood before it is carried over the spot and let go"))
     clearance_margin: float = Field(default=0.01, ge=0)
     planned_carry: bool = Field(default=False, description=(
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "

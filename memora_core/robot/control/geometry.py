@@ -32,6 +32,23 @@ def palm_rotation(yaw_deg: float, pitch_deg: float, arm: str, roll_deg: float = 
     return yaw @ pitch @ roll
 
 
+def rotation_onto(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smallest rotation (3x3) turning direction `a` onto direction `b` (both non-zero)."""
+    a, b = np.asarray(a, float) / np.linalg.norm(a), np.asarray(b, float) / np.linalg.norm(b)
+    axis, cos = np.cross(a, b), float(np.dot(a, b))
+    sin = float(np.linalg.norm(axis))
+    if sin < 1e-9:
+        if cos > 0:
+            return np.eye(3)
+        # opposite: a half turn about any axis perpendicular to a
+        perp = np.cross(a, [1.0, 0.0, 0.0] if abs(a[0]) < 0.9 else [0.0, 1.0, 0.0])
+        perp /= np.linalg.norm(perp)
+        return 2.0 * np.outer(perp, perp) - np.eye(3)
+    k = axis / sin
+    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + sin * kx + (1.0 - cos) * kx @ kx
+
+
 def edge_gap(c: np.ndarray, radius: float, footprints: Footprints) -> float:
     """Free gap, edge to edge, between a footprint of `radius` at `c` and the nearest of `footprints`
     (1 m when there are none)."""

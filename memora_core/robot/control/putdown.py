@@ -8,7 +8,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import aside_spots, edge_gap, handoff_spots, table_spots
+from memora_core.robot.control.geometry import aside_spots, edge_gap, handoff_spots, rotation_onto, table_spots
 from memora_core.robot.control.reach import spots_by_reach
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -32,8 +32,22 @@ class PutDown:
         palm_z = self.c.table_z + scene.held_half_up(obj) + self.cfg.motion.release_gap + scene.hang(obj.name)[2]
         return spots_by_reach(self.c.reach, spots, self.robot.arm, palm_z)
 
+    def stand_as_grasped(self, obj: SceneObject) -> None:
+        """When the held `obj` leans more than `upright_tolerance_deg` from how it stood at the grasp, hold the hand
+        turned by the rotation that stands it so again for the moves that follow (the carry, the lowering)."""
+        s = self.c.state
+        if s.held_up is None or self.robot.held_object() != obj.name:
+            return
+        up = self.robot.object_pose(obj.name)[1] @ s.held_up
+        turn = rotation_onto(up, np.array([0.0, 0.0, 1.0]))
+        if np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))) > self.cfg.motion.upright_tolerance_deg:
+            log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name,
+                     np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
+            s.held_rot, s.held_cost = turn @ self.robot.hand_rotation(), None
+
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         scene, arm = self.c.scene, self.c.arm
+        self.stand_as_grasped(obj)
         hang = scene.hang(obj.name)
         ignore = {obj.name, "table"}
         self.c.transit.transit(xy + hang[:2], {obj.name})
