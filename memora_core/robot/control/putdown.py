@@ -39,11 +39,11 @@ class PutDown:
         if s.held_up is None or self.robot.held_object() != obj.name:
             return
         up = self.robot.object_pose(obj.name)[1] @ s.held_up
-        turn = rotation_onto(up, np.array([0.0, 0.0, 1.0]))
-        if np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))) > self.cfg.motion.upright_tolerance_deg:
-            log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name,
-                     np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
-            s.held_rot, s.held_cost = turn @ self.robot.hand_rotation(), None
+        lean = float(np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
+        if lean <= self.cfg.motion.upright_tolerance_deg:
+            return
+        log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name, lean)
+        s.held_rot, s.held_cost = rotation_onto(up, np.array([0.0, 0.0, 1.0])) @ self.robot.hand_rotation(), None
 
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         scene, arm = self.c.scene, self.c.arm

@@ -15,10 +15,13 @@ DEEPER_TOLERANCE = 0.002  # m the clearance may dip along the escape below the s
 def escape_line_ok(world: CollisionWorld, start: np.ndarray, end: np.ndarray, step: float) -> bool:
     """Whether the straight joint line start..end touches nothing the start does not touch and comes no
     closer to any obstacle than the start is (end valid)."""
+    return _line_ok(world, start, end, step, set(world.colliding(start)), world.clearance(start) - DEEPER_TOLERANCE)
+
+
+def _line_ok(world: CollisionWorld, start: np.ndarray, end: np.ndarray, step: float, touched: set[str],
+             floor: float) -> bool:
     if not world.is_valid(end):
         return False
-    touched = set(world.colliding(start))
-    floor = world.clearance(start) - DEEPER_TOLERANCE
     n = max(1, int(np.ceil(np.abs(end - start).max(initial=0.0) / step)))
     for t in np.linspace(0.0, 1.0, n + 1)[1:-1]:
         q = start + (end - start) * t
@@ -33,13 +36,15 @@ def escape_start(world: CollisionWorld, start: np.ndarray, radius: float, attemp
     (`escape_line_ok`); candidates are drawn in rings of growing size, so the first found is near. None when
     none of `attempts` samples qualifies, or when `start` lies deeper than `max_depth` (m) inside an obstacle
     (not a margin to leave but a posture that cannot be where it is)."""
-    if radius <= 0 or attempts <= 0 or world.clearance(start) < -max_depth:
+    clearance = world.clearance(start)
+    if radius <= 0 or attempts <= 0 or clearance < -max_depth:
         return None
+    touched, floor = set(world.colliding(start)), clearance - DEEPER_TOLERANCE
     rng = np.random.default_rng(seed)
     space = world.space
     for k in range(attempts):
         r = radius * (k + 1) / attempts
         q = space.clip(start + rng.uniform(-r, r, space.dof))
-        if escape_line_ok(world, start, q, step):
+        if _line_ok(world, start, q, step, touched, floor):
             return q
     return None
