@@ -36,9 +36,10 @@ class PutDown:
         """When the held `obj` leans more than `upright_tolerance_deg` from how it stood at the grasp, hold the hand
         turned by the rotation that stands it so again for the moves that follow (the carry, the lowering)."""
         s = self.c.state
-        if s.held_up is None or self.robot.held_object() != obj.name:
+        pose = self.robot.object_pose(obj.name)
+        if s.held_up is None or pose is None or self.robot.held_object() != obj.name:
             return
-        up = self.robot.object_pose(obj.name)[1] @ s.held_up
+        up = pose[1] @ s.held_up
         lean = float(np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
         if lean <= self.cfg.motion.upright_tolerance_deg:
             return

@@ -216,7 +216,8 @@ class PickSkill:
         contacts = {"table"} | self.c.scene.touching_now()
         s.lift_clear = LiftClearance(obj.name, hand[:2].copy(), contacts)
         s.held_rot, s.held_cost = self.robot.hand_rotation(), None
-        s.held_up = self.robot.object_pose(obj.name)[1].T @ np.array([0.0, 0.0, 1.0])
+        held = self.robot.object_pose(obj.name)  # None where a backend cannot say (it then stands as it hangs)
+        s.held_up = None if held is None else held[1].T @ np.array([0.0, 0.0, 1.0])
         self.lift_test(obj, hand, contacts)
         hand = self.robot.hand_position()
         heights = [z for z in arm.cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
