@@ -44,8 +44,11 @@ class SearchObjectsArgs(Args):
     top_k: int = TopK
 
 
+LOCATE_MAX_NAMES = 12  # object names one locate_objects call takes
+
+
 class LocateObjectsArgs(Args):
-    names: list[str] = Field(min_length=1, max_length=12,
+    names: list[str] = Field(min_length=1, max_length=LOCATE_MAX_NAMES,
                              description="object names, e.g. ['bowl', 'knife']: each is looked up on its own")
 
     @field_validator("names")

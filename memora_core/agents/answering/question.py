@@ -42,9 +42,12 @@ def analyse(question: str, cfg: AgentsConfig, vocab: Any = None) -> Question:
     categories: dict[str, frozenset[str]] = {}
     if vocab:
         for w in re.findall(r"[a-z]+", low):
+            word = tokens(w)
+            if not word or word[0] not in content:
+                continue
             heads = frozenset(t for member in vocab.members(w) for t in tokens(member)[-1:])
-            if heads and tokens(w) and tokens(w)[0] in content:
-                categories[tokens(w)[0]] = heads
+            if heads:
+                categories[word[0]] = heads
     return Question(stem_text, content, m.group(1) if m else None, masked, direction, procedure, categories)
 
 

@@ -7,10 +7,8 @@ from memora_core.agents.planning.base import PlannerBase
 from memora_core.agents.planning.labels import split_label
 from memora_core.agents.step_text import grounding_order, with_place
 from memora_core.schemas import Evidence, Plan, unique_evidence
-from memora_core.tools.registry import LocateObjectsArgs
+from memora_core.tools.registry import LOCATE_MAX_NAMES
 from memora_core.tools.text import overlap
-
-LOCATE_MAX = LocateObjectsArgs.model_fields["names"].metadata[-1].max_length  # names one locate_objects call takes
 
 
 class Grounding(PlannerBase):
@@ -29,7 +27,7 @@ class Grounding(PlannerBase):
         order = grounding_order(plan.steps, objects, placed)
         if self.family == "memora" and "locate_objects" in self.memory.tool_names and order and self._budget_left(log):
             # Entity memory answers for every object of the plan in one call, each name on its own
-            batch = order[:LOCATE_MAX]
+            batch = order[:LOCATE_MAX_NAMES]
             r = self._call(log, "locate_objects", {"names": batch})
             for it in r.items:
                 o = it.get("query")
