@@ -40,8 +40,11 @@ class SimRobot(Robot):
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
+        from memora_core.robot.motion.config import load_planner_config
+
         self._check = ClearanceChecker(self.model, self._robot_bodies, self._object_body,
-                                        config.motion.clearance_margin, config.motion.transit_clearance_margin)
+                                        config.motion.clearance_margin, config.motion.transit_clearance_margin,
+                                        load_planner_config().self_penetration)
         self._renderer: mujoco.Renderer | None = None
         self._reach = None  # the reachability map, loaded on first use (reachability())
         # Servo feed-forward: the dof of every robot actuator's joint.
@@ -339,13 +342,17 @@ class SimRobot(Robot):
 class ClearanceChecker:
     """Kinematic collision check on a private copy of the model whose object and table geoms carry a contact
     margin: a robot (or held-object) geom closer than the margin to a geom of another object or the table
-    produces a contact. Physics is never stepped here; only positions are set and collisions detected."""
+    produces a contact. The held object pressed more than `self_penetration` into the robot anywhere but its
+    own hand counts too, named "robot:<body>" (an arm reaching across the body swings what it holds into the
+    torso or the other arm; the weld then gives and the object shifts in the hand, or is dropped off the table
+    at the let-go). Physics is never stepped here; only positions are set and collisions detected."""
 
     def __init__(self, model: mujoco.MjModel, robot_bodies: set[int], object_body: dict[str, int],
-                 margin: float, max_margin: float | None = None) -> None:
+                 margin: float, max_margin: float | None = None, self_penetration: float = 0.005) -> None:
         import copy
 
         self.margin = margin
+        self.self_penetration = self_penetration
 
         self.model = copy.deepcopy(model)
         self.data = mujoco.MjData(self.model)
@@ -363,9 +370,10 @@ class ClearanceChecker:
         m, d = self.model, self.data
         margin = self.margin if margin is None else margin
         d.qpos[:] = qpos
-        held_body = None
+        held_body, own_hand = None, set()
         if held is not None:  # carry the held object with the hand at its welded relative pose
             held_body, hand, (relpos, relquat) = held
+            own_hand = {b for b in self.robot_bodies if hangs_from(m, b, hand)}
             mujoco.mj_kinematics(m, d)
             pos = d.xpos[hand] + d.xmat[hand].reshape(3, 3) @ relpos
             quat = np.zeros(4)
@@ -381,6 +389,12 @@ class ClearanceChecker:
             b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
             for mover, other, og in ((b1, b2, c.geom2), (b2, b1, c.geom1)):
                 if mover not in self.robot_bodies and mover != held_body:
+                    continue
+                if mover == held_body and other in self.robot_bodies and other not in own_hand \
+                        and c.dist < -self.self_penetration:
+                    name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
+                    if name not in ignore:
+                        hits.add(name)
                     continue
                 if other in self.robot_bodies or other == held_body:
                     continue

@@ -35,6 +35,7 @@ class FailureCause(str, Enum):
     LIFTED_NEIGHBOUR = "lifted_neighbour"  # a neighbour came up with the object (`blocked_by`)
     SLIPPED = "slipped"                  # the held object left the hand
     LANDED_OFF = "landed_off"            # placed `gap` m from the target, beyond tolerance
+    OFF_AIM = "off_aim"                  # the held object hangs `gap` m from where it is to be let go (kept)
     FELL_OVER = "fell_over"              # the object did not stay upright
     WRIST_LIMIT = "wrist_limit"          # the wrist cannot roll far enough from any pose tried
     WEAK_TILT = "weak_tilt"              # a pour tipped the bottle less than needed (`angle_deg`)

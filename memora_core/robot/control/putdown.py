@@ -47,18 +47,33 @@ class PutDown:
         s.held_rot, s.held_cost = rotation_onto(up, np.array([0.0, 0.0, 1.0])) @ self.robot.hand_rotation(), None
 
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
-        scene, arm = self.c.scene, self.c.arm
+        scene = self.c.scene
         self.stand_as_grasped(obj)
         hang = scene.hang(obj.name)
         ignore = {obj.name, "table"}
         self.c.transit.transit(xy + hang[:2], {obj.name})
-        # A carry that had to let the hand turn arrives with the object hanging differently: aim from here.
+        # A carry that had to let the hand turn arrives with the object hanging differently: aim from here. The
+        # lowering aims the object itself (the place skill's): the hand may turn on the way down (back towards
+        # the grasp's orientation after a relaxed carry) and swing what hangs below it. Not guarded: a spot whose
+        # straight lowering is refused is given up for the next free one, rather than felt for among neighbours.
         hang = scene.hang(obj.name)
-        centre = np.array([xy[0], xy[1], self.c.table_z + scene.held_half_up(obj) + self.cfg.motion.release_gap])
-        arm.go(centre + hang, ignore, "lower")
+        goal = np.array([xy[0], xy[1], self.c.table_z])
+        release = goal + [0.0, 0.0, scene.held_half_up(obj) + self.cfg.motion.release_gap] + hang
+        self.c.skills.place.lower_onto(obj, release, goal, ignore, None, guarded=False)
+        self.check_aim(obj, xy)
         self.robot.release()
         self.robot.settle(self.cfg.motion.settle_s)
         self.c.transit.retract(ignore)
+
+    def check_aim(self, obj: SceneObject, xy: np.ndarray) -> None:
+        """Refuse to let go of `obj` (still held, nothing lost) when it hangs further than `place_tolerance` from
+        the spot `xy` it is to be put on: let go there, it lands beside its free spot (on a neighbour, or off the
+        table's edge)."""
+        pos, _ = self.robot.object_pose(obj.name)
+        gap = float(np.hypot(*(pos[:2] - np.asarray(xy[:2], float))))
+        if gap > self.cfg.motion.place_tolerance:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} hangs {gap * 100:.1f} cm from its spot",
+                                   cause=FailureCause.OFF_AIM, gap=gap)
 
     def set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> None:
         """Put the held `obj` down on the first of `spots` the arm can lower it onto."""

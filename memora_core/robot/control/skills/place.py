@@ -182,9 +182,10 @@ class PlaceSkill:
         raise failure
 
     def _lower(self, point: np.ndarray, ignore: set[str], held: str, container: str | None,
-               aim: np.ndarray | None = None) -> None:
+               aim: np.ndarray | None = None, guarded: bool = True) -> None:
         """Lower the held object to `point` (the palm's; `aim`: where the object's centre should end, for a
-        posture that turns the hand); into `container`, stopping short on its contents is fine."""
+        posture that turns the hand); into `container`, stopping short on its contents is fine. `guarded`: when
+        the straight move is refused, a planned approach and a guarded descent."""
         try:
             try:
                 self.c.arm.go(point, ignore, "lower")
@@ -198,7 +199,7 @@ class PlaceSkill:
         except PrimitiveFailure as f:
             if container and f.stopped_short == "lower" and self.c.scene.over(container, held):
                 return
-            if not self.c.guarded.applies(f):
+            if not guarded or not self.c.guarded.applies(f):
                 raise
             try:  # a posture the motion library plans to above the point, then a slow guarded descent
                 self.c.guarded.reach(point, ignore, "lower", stop_early=container is not None, aim=aim)
@@ -212,9 +213,9 @@ class PlaceSkill:
                 raise PrimitiveFailure.short_of("lower", float(np.linalg.norm(self.robot.hand_position() - point)))
 
     def lower_onto(self, obj: SceneObject, release: np.ndarray, goal: np.ndarray, ignore: set[str],
-                   container: str | None) -> None:
+                   container: str | None, guarded: bool = True) -> None:
         """From above the release point, lower the held object until it is just above `goal`, aiming the
-        object itself there."""
+        object itself there (`guarded`: see `_lower`)."""
         c, s = self.c, self.c.state
         c.scene.check_held(obj.name)
         if s.held_cost is not None:
@@ -222,9 +223,9 @@ class PlaceSkill:
             s.held_rot, s.held_cost = self.robot.hand_rotation(), None
         above = release + [0, 0, self.cfg.motion.approach_height]
         try:
-            self._lower(above, ignore, obj.name, container)
+            self._lower(above, ignore, obj.name, container, guarded=guarded)
         except PrimitiveFailure as f:
-            if f.cause not in PLAN_REFUSED or not c.guarded.applies(f):
+            if not guarded or f.cause not in PLAN_REFUSED or not c.guarded.applies(f):
                 raise
             # Nothing moved: the planned approach then goes to above the release point itself (below).
             log.info("lower %s: %s; approaching the release point planned", obj.name, f.detail)
@@ -236,4 +237,4 @@ class PlaceSkill:
         ws = self.robot.limits.config.workspace
         point = np.clip(release + fix, ws.min, ws.max)
         aim = np.array([goal[0], goal[1], pos[2] + point[2] - above[2]])  # the object's centre, hanging as now
-        self._lower(point, ignore, obj.name, container, aim=aim)
+        self._lower(point, ignore, obj.name, container, aim=aim, guarded=guarded)
