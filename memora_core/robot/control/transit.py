@@ -91,11 +91,14 @@ class Transit:
             self._out_of_tuck(hand, z, ignore)
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            up = ignore | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
+            # `ignore` names what the transit may touch where it ends (the object it goes to pick), not where it
+            # starts: rising past a standing object the rise would hit drags it up and tips it over.
+            held = {self.robot.held_object()} & ignore
+            up = held | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
+            # What the hand rests against now: leave it first, rising while moving away from it.
             touching = self.c.scene.touching_now() - up
             if touching:
-                # The hand rests against a neighbour: a short straight move up leaves it behind.
-                self.arm.go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], up | touching, "lift", exact=False)
+                self.leave_contact(hand, touching, up)
                 hand = self.robot.hand_position()
             # A hand left raised behind the table's edge (no way to its tuck cleared, nor out of it) rises in the
             # nearest column of the workspace: straight up from where it is, the target would be refused.
@@ -209,6 +212,14 @@ class Transit:
                 # An empty hand leaving may turn freely (only its position matters).
                 s = self.c.state
                 s.pose = s.pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
+                touching = self.c.scene.touching_now() - {"table"}
+                if touching:  # fingers against a standing object: rising straight, they drag it up and tip it
+                    try:
+                        self.leave_contact(hand, touching, {"table"})
+                    except PrimitiveFailure as f:
+                        if f.cause is FailureCause.ARM_HIT:
+                            raise
+                    hand = self.robot.hand_position()
                 for z in [max(lv, hand[2]) for lv in self.arm.cruise_levels()] + [hand[2]]:
                     try:
                         self.arm.go(np.array([hand[0], hand[1], z]), {"table"} | self.c.scene.touching_now(), "stow",
@@ -276,10 +287,12 @@ class Transit:
                     raise  # the arm moved and hit something or stopped short
                 failure, blockers = failure or f, blockers + list(f.blockers)
         away = self.away_from(tuple(dict.fromkeys(blockers)), hand)
+        # Moving away from it, what the hand touches already may stay within the clearance margin at the start.
+        touching = self.c.scene.touching_now() & set(blockers)
         for shift in (() if away is None else self.cfg.motion.retract_shifts):
             # A neighbour beside the hand or forearm: rise while moving away from it, as a person would.
             try:
-                self.arm.go(hand + np.append(away * shift, up), ignore, "retract")
+                self.arm.go(hand + np.append(away * shift, up), ignore | touching, "retract")
                 return
             except PrimitiveFailure as f:
                 if f.cause not in PLAN_REFUSED:
@@ -293,6 +306,19 @@ class Transit:
                     raise
                 log.info("retract: planned rise refused too: %s", f.detail)
         raise failure
+
+    def leave_contact(self, hand: np.ndarray, touching: set[str], ignore: set[str]) -> None:
+        """A short rise that moves the hand away from the standing objects it touches (`motion.retract_shifts[0]`
+        sideways): fingers resting against a bottle drag it up and tip it over when the hand rises straight."""
+        away = self.away_from(tuple(sorted(touching)), hand)
+        shift = np.zeros(2) if away is None else away * self.cfg.motion.retract_shifts[0]
+        rise = np.append(shift, self.cfg.motion.lift_test_height)
+        try:
+            self.arm.go(hand + rise, ignore | touching, "lift", exact=False)
+        except PrimitiveFailure as f:
+            if away is None or f.cause not in PLAN_REFUSED:
+                raise
+            self.arm.go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], ignore | touching, "lift", exact=False)
 
     def away_from(self, names: tuple[str, ...], hand: np.ndarray) -> np.ndarray | None:
         """The horizontal unit direction from the objects `names` (their mean table position) to the hand;
