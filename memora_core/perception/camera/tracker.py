@@ -18,93 +18,12 @@ Events wait until they are certain (the put into a container for its window), th
 the video what still waits is reported, also for an object taken up again and not seen at rest since."""
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from memora_core.perception.camera.motion import ViewMotion, apply
+from memora_core.perception.camera.tracks import Event, Sighting, Track, overlap
 
-
-@dataclass
-class Sighting:
-    t: float
-    centre: np.ndarray
-    box: tuple[int, int, int, int]
-    colour: str | None
-    category: np.ndarray   # class probabilities
-    material: np.ndarray
-    touches_hand: bool
-    label: np.ndarray | None = None  # label class probabilities (None: not read)
-
-
-@dataclass
-class Event:
-    kind: str            # pick | put | pour
-    track: int
-    key_s: float
-    start_s: float
-    end_s: float
-    target: int | None = None   # container track (put in / pour into)
-    beside: int | None = None   # put next to this track
-
-
-@dataclass
-class Track:
-    id: int
-    pos: np.ndarray
-    first_seen: float
-    state: str = "candidate"          # candidate | resting | gone
-    seen: int = 0                     # consecutive sightings (candidates), sightings in all (resting)
-    last_seen: float = 0.0
-    last_rest: float = 0.0
-    missing_since: float | None = None
-    hand_at_miss: bool = False        # the hand was at its place when it went missing
-    colours: Counter = field(default_factory=Counter)
-    category: np.ndarray | None = None
-    material: np.ndarray | None = None
-    label: np.ndarray | None = None
-    box: tuple[int, int, int, int] = (0, 0, 0, 0)
-    inside: int | None = None         # the container track it rests in
-    handled: bool = False
-    pending: list = field(default_factory=list)
-    pending_until: float = 0.0
-    in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
-    hand_at_start: bool = False       # the hand was at its place when it was first seen there
-    carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
-    hand_near_t: float | None = None  # the last time the hand was at its place
-
-    def vote(self, s: Sighting) -> None:
-        if s.colour:
-            self.colours[s.colour] += 1
-        self.category = s.category.copy() if self.category is None else self.category + s.category
-        self.material = s.material.copy() if self.material is None else self.material + s.material
-        if s.label is not None:
-            self.label = s.label.copy() if self.label is None else self.label + s.label
-        self.box = s.box
-
-    def absorb(self, other: "Track") -> None:
-        self.colours.update(other.colours)
-        if other.category is not None:
-            self.category = other.category if self.category is None else self.category + other.category
-            self.material = other.material if self.material is None else self.material + other.material
-        if other.label is not None:
-            self.label = other.label if self.label is None else self.label + other.label
-        self.box = other.box
-
-    @property
-    def colour(self) -> str | None:
-        return self.colours.most_common(1)[0][0] if self.colours else None
-
-    @property
-    def alive(self) -> bool:
-        return self.state != "gone"
-
-
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int], margin: int = 1) -> bool:
-    """Two boxes (x, y, w, h) overlap or touch (within `margin` px)."""
-    return (a[0] - margin < b[0] + b[2] and b[0] - margin < a[0] + a[2]
-            and a[1] - margin < b[1] + b[3] and b[1] - margin < a[1] + a[3])
+__all__ = ["Event", "Sighting", "Track", "VideoTracker"]
 
 
 class VideoTracker:
@@ -262,7 +181,7 @@ class VideoTracker:
             if tr.state != "resting":
                 continue
             for o in went:
-                if o is tr or o.state != "resting" or not _overlap(tr.box, o.box):
+                if o is tr or o.state != "resting" or not overlap(tr.box, o.box):
                     continue
                 tr.colours.update(o.colours)
                 for a in ("category", "material", "label"):
