@@ -19,15 +19,26 @@ import numpy as np
 from memora_core.consolidation.speech import spoken
 from memora_core.perception.base import PerceptionBackend, PerceptionConfig, PerceptionInput, register_backend
 from memora_core.perception.camera.config import CameraPerceptionConfig
-from memora_core.perception.camera.features import region_vector
+from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.naming import action_text, object_name
-from memora_core.perception.camera.regions import TABLE, PalmSettings, find_regions
+from memora_core.perception.camera.regions import TABLE, PalmSettings, Region, find_regions
 from memora_core.perception.camera.tracker import Sighting, Track, VideoTracker
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
 
 log = logging.getLogger(__name__)
+SOLIDITY = FEATURE_NAMES.index("solidity")
+
+
+def solid_regions(rgb: np.ndarray, regions: list[Region], min_solidity: float) -> tuple[list[Region], np.ndarray]:
+    """The regions that can be objects, with their measures (features.region_vector). A region whose pixels fill
+    less than `min_solidity` of its convex hull is no object: it is the fringe along the edges of several objects
+    (codec halos, shading) joined into one sparse region, which spans half the table and changes from frame to
+    frame; near the hand it read as objects taken and moved."""
+    x = np.stack([region_vector(rgb, r) for r in regions])
+    keep = x[:, SOLIDITY] >= min_solidity
+    return [r for r, k in zip(regions, keep) if k], x[keep]
 
 
 @dataclass
@@ -84,7 +95,9 @@ class CameraPerception(PerceptionBackend):
                                           if self.cfg.instance_merge and self.model.merge is not None else None)
         if not regions:
             return [], float((cls == TABLE).mean()), hand
-        x = np.stack([region_vector(rgb, r) for r in regions])
+        regions, x = solid_regions(rgb, regions, self.cfg.min_solidity)
+        if not regions:
+            return [], float((cls == TABLE).mean()), hand
         pc = self.model.forests["category"].predict_proba(x)
         pm = self.model.forests["material"].predict_proba(x)
         pl = self.model.forests["label"].predict_proba(x)

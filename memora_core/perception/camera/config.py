@@ -23,6 +23,9 @@ class CameraPerceptionConfig(BaseModel):
                                  "regions split by colour")
     merge_min_p: float = Field(default=0.5, ge=0, le=1, description="two touching superpixels are merged when the "
                                "merge forest gives at least this probability that they are one object")
+    min_solidity: float = Field(default=0.15, ge=0, le=1, description="a region whose pixels fill less than this "
+                                "share of its convex hull is scattered fringe along several objects' edges, not an "
+                                "object (ignored)")
     work_width: int = Field(default=320, ge=64, description="frames are resized to this width before analysis")
     place_tol: float = Field(default=0.06, gt=0, description="same place: centres this close (fraction of image width)")
     moved_confirm_s: float = Field(default=2.5, gt=0, description="missing from its place this long: it was taken")
