@@ -240,3 +240,35 @@ def test_hidden_long_under_the_hand_and_never_seen_carried_is_no_action() -> Non
     assert _run(tr, frames) == []
     cups = [x for x in tr.tracks if x.state == "resting" and x.colour == "orange"]
     assert len(cups) == 1 and cups[0].missing_since is None
+
+
+def test_at_rest_elsewhere_sooner_than_a_hand_can_carry_is_found_again_not_moved() -> None:
+    """The spoon's region jumps 1.3 place tolerances in one frame (its pieces merged differently under the hand
+    passing over it) and stays there: no hand takes, carries and sets down a thing within half a second, so with
+    `min_carry_s` it is the spoon found again (its place updated), not a pick and a put; without it, a move."""
+    def frames():
+        out = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+        def shifted(t: float) -> list[Sighting]:
+            return [s for s in SCENE(t) if s.colour != "yellow"] + [_s(t, 285, 200, "yellow", "spoon")]
+        out += [(1.5, shifted(1.5), _hand_at(270, 200))]
+        out += [(t, shifted(t), None) for t in (2.0, 2.5, 3.0, 3.5, 4.0)]
+        return out
+
+    assert [e.kind for e in _run(_tracker(), frames())] == ["pick", "put"]  # the mechanism off: read as a move
+    tr = _tracker()
+    tr.min_carry_s = 1.5
+    assert _run(tr, frames()) == []
+    spoon = [x for x in tr.tracks if x.colour == "yellow" and x.state == "resting"]
+    assert len(spoon) == 1 and spoon[0].missing_since is None and abs(spoon[0].pos[0] - 285) < 1e-6
+
+
+def test_a_carry_as_long_as_a_hand_needs_is_still_a_move() -> None:
+    """Missing from its place at 1.5 s, at rest elsewhere from 3.0 s (1.5 s later): with `min_carry_s` 1.5 it was
+    moved (a pick and a put)."""
+    tr = _tracker()
+    tr.min_carry_s = 1.5
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None), (2.5, moved(2.5), None)]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], None) for t in (3.0, 3.5, 4.0, 4.5)]
+    assert [e.kind for e in _run(tr, frames)] == ["pick", "put"]

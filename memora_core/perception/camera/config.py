@@ -33,6 +33,9 @@ class CameraPerceptionConfig(BaseModel):
     pour_min_s: float = Field(default=1.0, gt=0, description="a held object over a container this long: a pour")
     pour_window_s: float = Field(default=3.0, gt=0, description="taken up again this soon after resting in a "
                                  "container: it was poured there, not put")
+    min_carry_s: float = Field(default=1.5, ge=0, description="an object that shows at rest elsewhere sooner than "
+                               "this after it went missing was not moved (no hand lifts, carries and sets down a "
+                               "thing that fast): it is the object itself, found again")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "

@@ -11,7 +11,9 @@ object in the hand (the hand and forearm hide most of it):
 - a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
   earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
   and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
-  surface, next to an object handled before when close to one; back at its old place nothing happened;
+  surface, next to an object handled before when close to one; back at its old place nothing happened, nor when
+  it showed there sooner than a hand can lift, carry and set down a thing (`min_carry_s`: its region changed
+  shape, or the view's motion was misread; the object is found again where it shows);
 - an object that rests in a container only briefly (taken up again within `pour_window_s`) was poured into
   it, not put there (a pour holds the object still over the container, then carries it off).
 Events wait until they are certain (the put into a container for its window), then are reported; at the end of
@@ -29,7 +31,7 @@ __all__ = ["Event", "Sighting", "Track", "VideoTracker"]
 class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
                  pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
-                 forget_s: float = 8.0, hand_recent_s: float = 1.0) -> None:
+                 forget_s: float = 8.0, hand_recent_s: float = 1.0, min_carry_s: float = 0.0) -> None:
         self.w, self.h = width, height
         self.tol = place_tol * width
         self.rest_frames = rest_frames
@@ -39,6 +41,7 @@ class VideoTracker:
         self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
         self.pour_window_s, self.forget_s = pour_window_s, forget_s
         self.hand_recent_s = hand_recent_s  # the hand was at a place this recently: it may have taken what was there
+        self.min_carry_s = min_carry_s  # no object is taken, carried and set down elsewhere faster than this
         self.beside_tol = beside_tol * width
         self.is_container = is_container  # Track -> bool (from its category)
         self.tracks: list[Track] = []
@@ -251,6 +254,11 @@ class VideoTracker:
             tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
             return []
         arrived, by_hand = self._arrived(new, tr)
+        if arrived - tr.missing_since < self.min_carry_s - 1e-6:
+            # it showed at the new place sooner than a hand can lift, carry and set down an object: the object never
+            # left; its region changed shape (parts merged or split under the hand) or the view's motion was misread
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            return []
         if not by_hand and not tr.carried:
             # it showed at the new place with no hand there and was never seen in the hand: things move only with
             # the hand, so this is the object itself, lost by the tracker (the view turned): found, not moved
