@@ -272,3 +272,26 @@ def test_a_carry_as_long_as_a_hand_needs_is_still_a_move() -> None:
     frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None), (2.5, moved(2.5), None)]
     frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], None) for t in (3.0, 3.5, 4.0, 4.5)]
     assert [e.kind for e in _run(tr, frames)] == ["pick", "put"]
+
+
+def test_hidden_with_no_hand_there_then_the_hand_comes_is_taken_then() -> None:
+    """The spoon is hidden from 1.5 s with the hand far off (the arm reaching past it), the hand comes to its place at
+    3.0 s, and the hand sets the spoon down elsewhere at 4.5 s: with `reach_window_s` it was taken at the hand's visit
+    (pick between 2.5 and 3.0 s, not when it was first hidden) and put at 4.5 s; without it, nothing is read."""
+    away = _hand_at(30, 30)
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+
+    def frames():
+        out = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+        out += [(1.5, moved(1.5), away), (2.0, moved(2.0), away), (2.5, moved(2.5), away)]
+        out += [(3.0, moved(3.0), _hand_at(260, 200)), (3.5, moved(3.5), away), (4.0, moved(4.0), away)]
+        out += [(4.5, moved(4.5) + [_held(_s(4.5, 150, 60, "yellow", "spoon"))], _hand_at(150, 60))]  # set down
+        out += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], away) for t in (5.0, 5.5, 6.0, 6.5)]
+        return out
+
+    assert _run(_tracker(), frames()) == []
+    tr = _tracker()
+    tr.reach_window_s = 4.0
+    events = _run(tr, frames())
+    assert [(e.kind, tr.tracks[e.track].colour) for e in events] == [("pick", "yellow"), ("put", "yellow")]
+    assert 2.5 <= events[0].key_s <= 3.0 and events[1].key_s == 4.5

@@ -36,6 +36,8 @@ class CameraPerceptionConfig(BaseModel):
     min_carry_s: float = Field(default=1.5, ge=0, description="an object that shows at rest elsewhere sooner than "
                                "this after it went missing was not moved (no hand lifts, carries and sets down a "
                                "thing that fast): it is the object itself, found again")
+    reach_window_s: float = Field(default=4.0, ge=0, description="an object that went missing with no hand at its "
+                                  "place (hidden) is taken when the hand comes to its place within this many seconds")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "

@@ -8,6 +8,8 @@ object in the hand (the hand and forearm hide most of it):
   only hidden, as is one found again at its place never seen carried away, however long it was hidden (under the
   hand pouring over it); one resting in a container within its pour window is being handled, so when it goes it
   was taken; parts of one object (a bottle's label bands) taken together in one frame are one object;
+- one that went missing with no hand there (hidden by the arm reaching past it) is taken when the hand comes to its
+  place within `reach_window_s`, and its pick is timed by that visit;
 - a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
   earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
   and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
@@ -31,7 +33,8 @@ __all__ = ["Event", "Sighting", "Track", "VideoTracker"]
 class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
                  pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
-                 forget_s: float = 8.0, hand_recent_s: float = 1.0, min_carry_s: float = 0.0) -> None:
+                 forget_s: float = 8.0, hand_recent_s: float = 1.0, min_carry_s: float = 0.0,
+                 reach_window_s: float = 0.0) -> None:
         self.w, self.h = width, height
         self.tol = place_tol * width
         self.rest_frames = rest_frames
@@ -42,6 +45,7 @@ class VideoTracker:
         self.pour_window_s, self.forget_s = pour_window_s, forget_s
         self.hand_recent_s = hand_recent_s  # the hand was at a place this recently: it may have taken what was there
         self.min_carry_s = min_carry_s  # no object is taken, carried and set down elsewhere faster than this
+        self.reach_window_s = reach_window_s  # hidden this recently, then the hand at its place: taken then
         self.beside_tol = beside_tol * width
         self.is_container = is_container  # Track -> bool (from its category)
         self.tracks: list[Track] = []
@@ -150,6 +154,13 @@ class VideoTracker:
                     tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, t,
                                            target=put.target)
                     tr.inside = None
+            elif tr.missing_since is not None and not tr.hand_at_miss and hand is not None \
+                    and t - tr.missing_since < self.reach_window_s and self._in_view(tr.pos) \
+                    and self._hand_near(hand, tr.pos):
+                # it went missing with no hand there (hidden by the arm reaching, or by what it carried) and now the
+                # hand is at its place: it was at rest, hidden, until now, and is taken now (the pick is timed by
+                # this visit of the hand, not by when it was first hidden)
+                tr.missing_since, tr.hand_at_miss, tr.last_rest = t, True, t - self.dt
         self._join_parts_taken_together(live, t)
         # 2. what the hand holds away from a place is what it took; what is new starts as a candidate
         self._follow_held(sightings, used_s, t)
