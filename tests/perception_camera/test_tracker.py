@@ -295,3 +295,20 @@ def test_hidden_with_no_hand_there_then_the_hand_comes_is_taken_then() -> None:
     events = _run(tr, frames())
     assert [(e.kind, tr.tracks[e.track].colour) for e in events] == [("pick", "yellow"), ("put", "yellow")]
     assert 2.5 <= events[0].key_s <= 3.0 and events[1].key_s == 4.5
+
+
+def test_pick_and_put_timed_by_the_hands_stay() -> None:
+    """The hand hides the spoon from 1.5 s and stays at its place until 2.0 s (grasping, lifting): the pick is in the
+    middle of that stay (1.75 s), not before the hand came (1.25 s). The hand is at the new place at 3.0 and 3.5 s,
+    hiding the spoon it sets down, which first shows at 4.0 s as the hand draws back: the put is in the middle of
+    the hand's stay and the first sighting (3.5 s), not at the first sighting."""
+    tr = _tracker()
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    away = _hand_at(30, 30)
+    frames = [(t, SCENE(t), away) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), _hand_at(260, 200)), (2.5, moved(2.5), away)]
+    frames += [(3.0, moved(3.0), _hand_at(150, 60)), (3.5, moved(3.5), _hand_at(150, 60))]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], away) for t in (4.0, 4.5, 5.0, 5.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "put"]
+    assert events[0].key_s == 1.75 and events[1].key_s == 3.5

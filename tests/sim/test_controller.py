@@ -142,11 +142,11 @@ def test_blocked_lift_puts_object_back_and_picks_with_next_grasp():
     ctl = _controller(robot)
     real_lift, chosen = ctl.skills.pick.lift, []
 
-    def lift_blocked_once(obj, rest_rot):
+    def lift_blocked_once(obj):
         chosen.append((robot.arm, robot.hand_position().round(3).tolist()))
         if len(chosen) == 1:
             raise PrimitiveFailure.short_of("lift", 0.05)
-        real_lift(obj, rest_rot)
+        real_lift(obj)
 
     ctl.skills.pick.lift = lift_blocked_once
     res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
@@ -161,7 +161,7 @@ def test_pick_gives_up_after_configured_attempts():
     ctl = _controller(robot)
     calls = []
 
-    def always_blocked(obj, rest_rot):
+    def always_blocked(obj):
         calls.append(1)
         raise PrimitiveFailure.short_of("lift", 0.05)
 

@@ -54,6 +54,7 @@ class VideoTracker:
         self.motion = ViewMotion()
         self._frames = 0
         self.dt = 0.5  # seconds between the last two frames
+        self.hands: list[tuple[float, np.ndarray]] = []  # (t, hand mask) of the frames of the last `forget_s`
 
     # ------------------------------------------------------------------ helpers
     def look_cost(self, a: Track, colour: str | None, category: np.ndarray | None) -> float:
@@ -98,6 +99,8 @@ class VideoTracker:
             self.dt = t - self.t
         self.t = t
         self._frames += 1
+        if hand is not None:  # the hand of recent frames: where it was before an object came to rest
+            self.hands = [(ht, hm) for ht, hm in self.hands if t - ht <= self.forget_s] + [(t, hand)]
         live = [tr for tr in self.tracks if tr.alive]
         if grey is not None:
             a = self.motion.update(grey, hand)
@@ -148,6 +151,7 @@ class VideoTracker:
                 # (and one whose put waits for its pour window is being handled: the hand takes it up again)
                 recent = tr.hand_near_t is not None and t - tr.hand_near_t <= self.hand_recent_s + 1e-6
                 tr.missing_since, tr.hand_at_miss = t, recent or bool(tr.pending) or self._hand_near(hand, tr.pos)
+                tr.hand_left_t = t if hand is not None and self._hand_near(hand, tr.pos) else None
                 if tr.pending and tr.pending[-1].kind == "put" and tr.pending[-1].target is not None:
                     # taken up again soon after resting in a container: it was poured there
                     put = tr.pending[-1]
@@ -161,6 +165,10 @@ class VideoTracker:
                 # hand is at its place: it was at rest, hidden, until now, and is taken now (the pick is timed by
                 # this visit of the hand, not by when it was first hidden)
                 tr.missing_since, tr.hand_at_miss, tr.last_rest = t, True, t - self.dt
+                tr.hand_left_t = t
+            elif tr.missing_since is not None and tr.hand_at_miss and hand is not None \
+                    and t - tr.missing_since <= self.hand_recent_s + 1e-6 and self._hand_near(hand, tr.pos):
+                tr.hand_left_t = t  # the hand still at its place a moment after it went missing: still taking it
         self._join_parts_taken_together(live, t)
         # 2. what the hand holds away from a place is what it took; what is new starts as a candidate
         self._follow_held(sightings, used_s, t)
@@ -226,7 +234,7 @@ class VideoTracker:
         if len(tr.carried) < 2:
             return []
         last_t, last_pos = tr.carried[-1]
-        origin_t = (tr.last_rest + tr.missing_since) / 2
+        origin_t = self._pick_time(tr)
         out = [Event("pick", tr.id, origin_t, tr.last_rest, origin_t)]
         near = [c for c in self.tracks if c.id != tr.id and c.state == "resting" and c.missing_since is None
                 and self.is_container(c) and self.look_cost(c, tr.colour, tr.category) >= 0.3
@@ -280,8 +288,8 @@ class VideoTracker:
     def _arrived(self, new: Track, taken: Track) -> tuple[float, bool]:
         """When the moved object first showed at the place where it came to rest: going back from its first
         sighting there through the short-lived like-looking sightings at that place (still under the hand, or
-        part hidden by it) while they follow one another frame by frame, not before it was taken; and whether
-        the hand was there at any of them."""
+        part hidden by it) while they follow one another frame by frame, not before it was taken, and back to the
+        hand's stay there just before (see below); and whether the hand was there at any of them."""
         t, hand = new.first_seen, new.hand_at_start
         gap = 1.5 * self.dt
         while True:
@@ -290,14 +298,19 @@ class VideoTracker:
                     and np.linalg.norm(c.pos - new.pos) < self.tol
                     and self.look_cost(c, new.colour, new.category) < self.max_look]
             if not prev:
-                return t, hand
+                # the hand that sets a thing down hides it until it lets go and draws back: when the hand was at the
+                # new place a moment before the object first showed there, the release was under the hand, in the
+                # middle of the hand's stay there and the first sighting
+                stay = [ht for ht, hm in self.hands if taken.missing_since <= ht < t
+                        and t - ht <= self.hand_recent_s + 1e-6 and self._hand_near(hm, new.pos)]
+                return ((min(stay) + t) / 2 if stay else t), hand or bool(stay)
             t, hand = min(c.first_seen for c in prev), hand or any(c.hand_at_start for c in prev)
 
     def _moved(self, tr: Track, pos: np.ndarray, rest_s: float) -> list[Event]:
         """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
         (a put into a container for its pour window)."""
         t = self.t
-        origin_t = (tr.last_rest + tr.missing_since) / 2
+        origin_t = self._pick_time(tr)
         tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = pos, None, t, t
         tr.carried = []
         inside = self.container_at(tr.pos, tr.id)
@@ -313,6 +326,15 @@ class VideoTracker:
         tr.inside, tr.handled = (inside.id if inside else None), True
         tr.pending_until = t + (self.pour_window_s if inside is not None else 0.0)
         return []
+
+    @staticmethod
+    def _pick_time(tr: Track) -> float:
+        """When the hand took `tr`: the hand that comes to take an object hides it before it grasps it, so when the
+        hand was at its place as it went missing, the grasp is while the hand stayed there (the middle of its
+        stay, up to a moment after); else between its last frame at rest and the first it was missing."""
+        if tr.hand_left_t is not None and tr.hand_left_t >= tr.missing_since:
+            return (tr.missing_since + tr.hand_left_t) / 2
+        return (tr.last_rest + tr.missing_since) / 2
 
     def _flush(self, tr: Track, t: float) -> list[Event]:
         if tr.state != "resting" or tr.missing_since is not None or not tr.pending or t < tr.pending_until:

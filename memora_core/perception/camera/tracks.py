@@ -55,6 +55,7 @@ class Track:
     hand_at_start: bool = False       # the hand was at its place when it was first seen there
     carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
     hand_near_t: float | None = None  # the last time the hand was at its place
+    hand_left_t: float | None = None  # the last time the hand was at its place a moment after it went missing
 
     def vote(self, s: Sighting) -> None:
         if s.colour:
