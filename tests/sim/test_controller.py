@@ -289,11 +289,11 @@ def test_a_carry_stopped_short_across_the_body_hands_the_object_to_the_other_arm
     assert robot.arm == "right"
     transit, stopped = ctl.c.transit.transit, []
 
-    def carry_stopped_once(above_xy, ignore, min_z=0.0):
+    def carry_stopped_once(above_xy, ignore, min_z=0.0, **kw):
         if not stopped and robot.held_object() == "cinnamon tea box" and above_xy[1] > 0.05:
             stopped.append(above_xy)
             raise PrimitiveFailure.short_of("carry", 0.084)
-        return transit(above_xy, ignore, min_z)
+        return transit(above_xy, ignore, min_z, **kw)
 
     ctl.c.transit.transit = carry_stopped_once
     res = ctl.execute_step(PlanStep(index=1, action="place", object="cinnamon tea box", target="yellow bowl"))

@@ -59,6 +59,9 @@ class PutDown:
         hang = scene.hang(obj.name)
         goal = np.array([xy[0], xy[1], self.c.table_z])
         release = goal + [0.0, 0.0, scene.held_half_up(obj) + self.cfg.motion.release_gap] + hang
+        # The straight lowering is checked first, so that a refused spot costs no move (the aimed lowering moves
+        # in two stages, and would otherwise leave the hand low beside its neighbours when the second is refused).
+        self.c.arm.plan_line(release, ignore, "lower")
         self.c.skills.place.lower_onto(obj, release, goal, ignore, None, guarded=False)
         self.check_aim(obj, xy)
         self.robot.release()

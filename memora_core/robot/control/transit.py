@@ -79,10 +79,13 @@ class Transit:
             q0 = q
         self.arm.follow(path, point, ignore, "ready", exact=False)
 
-    def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0, plan: bool = True) -> None:
+    def transit(self, above_xy: np.ndarray, ignore: set[str], min_z: float = 0.0, plan: bool = True,
+                rise_ignore: set[str] | None = None) -> None:
         """Rise straight up to cruise height, travel level, arriving above `above_xy`. A far target the arm
         cannot reach at cruise height is approached at a lower level if that is still clear; when no straight
-        carry works, a planned one (`plan=False`: not — a caller probing several goals moves on instead)."""
+        carry works, a planned one (`plan=False`: not — a caller probing several goals moves on instead).
+        `rise_ignore`: what the first rise may pass close to (default `ignore`; an empty hand going to pick an
+        object passes nothing: rising past the object it stands beside drags it up and tips it over)."""
         s = self.c.state
         hand = self.robot.hand_position()
         levels = [max(z, min_z) for z in self.arm.cruise_levels()]
@@ -91,10 +94,8 @@ class Transit:
             self._out_of_tuck(hand, z, ignore)
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            # `ignore` names what the transit may touch where it ends (the object it goes to pick), not where it
-            # starts: rising past a standing object the rise would hit drags it up and tips it over.
-            held = {self.robot.held_object()} & ignore
-            up = held | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
+            rise = ignore if rise_ignore is None else rise_ignore | ({self.robot.held_object()} & ignore)
+            up = rise | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
             # What the hand rests against now: leave it first, rising while moving away from it.
             touching = self.c.scene.touching_now() - up
             if touching:
@@ -103,7 +104,7 @@ class Transit:
             # A hand left raised behind the table's edge (no way to its tuck cleared, nor out of it) rises in the
             # nearest column of the workspace: straight up from where it is, the target would be refused.
             col = self.robot.limits.config.workspace.nearest(hand)
-            self.arm.go(np.array([col[0], col[1], self.first_level(col, levels, up)]), up, "lift")
+            self.rise(np.array([col[0], col[1], self.first_level(col, levels, up)]), up)
         failure = None
         # A tall neighbour in the forearm's way at cruise height: also try passing higher.
         levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
@@ -306,6 +307,22 @@ class Transit:
                     raise
                 log.info("retract: planned rise refused too: %s", f.detail)
         raise failure
+
+    def rise(self, point: np.ndarray, ignore: set[str]) -> None:
+        """The transit's first rise: straight up to `point`; when the straight line is refused before moving (a
+        held object beside a neighbour, a hand left low after a refused lowering), a rise the motion library
+        plans, holding the object as it hangs."""
+        try:
+            self.arm.go(point, ignore, "lift")
+        except PrimitiveFailure as f:
+            if f.cause not in PLAN_REFUSED or not self.c.guarded.settings.guarded_approach:
+                raise
+            try:
+                self.c.planned.move_to(point, ignore, "planned lift", keep_hold=True)
+            except PrimitiveFailure as g:
+                if g.cause not in PLAN_REFUSED:
+                    raise
+                raise f from None
 
     def leave_contact(self, hand: np.ndarray, touching: set[str], ignore: set[str]) -> None:
         """A short rise that moves the hand away from the standing objects it touches (`motion.retract_shifts[0]`

@@ -126,7 +126,8 @@ class PickSkill:
         self.c.transit.select_arm(arm)
         s.pose = pose
         s.grasping = obj.name
-        self.c.transit.transit(grasp_pt[:2], ignore, grasp_pt[2] + self.cfg.motion.approach_height)  # above it
+        self.c.transit.transit(grasp_pt[:2], ignore, grasp_pt[2] + self.cfg.motion.approach_height,  # above it
+                               rise_ignore=set())
         try:
             self.descend(grasp_pt, checked, ignore)                                 # pre-grasp, approach
         except PrimitiveFailure as f:
@@ -143,7 +144,7 @@ class PickSkill:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
                                    self.c.resolver.movable(self.c.scene.touching_now() - {obj.name}),
                                    cause=FailureCause.PALM_SHORT, gap=gap)
-        self.lift(obj, rot)
+        self.lift(obj)
         self.c.scene.check_held(obj.name)
         now, _ = self.robot.object_pose(obj.name)
         if now[2] < s.origins[obj.name][2] + 0.5 * self.cfg.motion.lift_height:
@@ -208,17 +209,16 @@ class PickSkill:
         """How far the current hand's fingertips reach below its palm beyond a level hand's."""
         return max(0.0, self.c.state.pose.min_palm_height - self.cfg.motion.grasp_poses[0].min_palm_height)
 
-    def lift(self, obj: SceneObject, rest_rot: np.ndarray) -> None:
+    def lift(self, obj: SceneObject) -> None:
         """Straight up from the grasp to the highest cruise level that plans (else `lift_height`): the table
-        and whatever the hand or object touched at the grasp are left behind by a vertical move. `rest_rot`: how
-        the object stood before the hand came (its put-downs stand it so again, even if the grasp tilted it)."""
+        and whatever the hand or object touched at the grasp are left behind by a vertical move."""
         s, arm = self.c.state, self.c.arm
         hand = self.robot.hand_position()
         contacts = {"table"} | self.c.scene.touching_now()
         s.lift_clear = LiftClearance(obj.name, hand[:2].copy(), contacts)
         s.held_rot, s.held_cost = self.robot.hand_rotation(), None
         held = self.robot.object_pose(obj.name)  # None where a backend cannot say (it then stands as it hangs)
-        s.held_up = None if held is None else rest_rot.T @ np.array([0.0, 0.0, 1.0])
+        s.held_up = None if held is None else held[1].T @ np.array([0.0, 0.0, 1.0])
         self.lift_test(obj, hand, contacts)
         hand = self.robot.hand_position()
         heights = [z for z in arm.cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
