@@ -11,8 +11,9 @@ object in the hand (the hand and forearm hide most of it):
 - one that went missing with no hand there (hidden by the arm reaching past it) is taken when the hand comes to its
   place within `reach_window_s`, and its pick is timed by that visit;
 - a new object coming to rest (seen still for `settle_frames` frames) that looks like an object taken
-  earlier is that object, moved: a pick (between its last frame at rest and the first frame it was missing)
-  and a put (at the first frame of the new rest): in a container when it rests inside one, else on the
+  earlier is that object, moved: a pick (in the middle of the hand's stay at its place as it went missing, else
+  between its last frame at rest and the first frame it was missing) and a put (at the first frame of the new
+  rest, or in the middle of the hand's stay there just before it): in a container when it rests inside one, else on the
   surface, next to an object handled before when close to one; back at its old place nothing happened, nor when
   it showed there sooner than a hand can lift, carry and set down a thing (`min_carry_s`: its region changed
   shape, or the view's motion was misread; the object is found again where it shows);
