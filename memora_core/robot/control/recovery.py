@@ -5,6 +5,8 @@ succeeds the step is tried again, else the original failure stands. Each recover
    (chained IK can leave the arm wound up): tuck the arm and go again from a fresh posture, once.
 2. `MakeRoom` — a pick/place/pour is blocked by neighbours the step is not about: set one aside on a free
    table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`.
+3. `PutDownHeld` — a pick finds the hand holding something else (an earlier step or task failed with it in the
+   hand): put that back where it was picked from (or on the nearest free spot), once.
 
 The skills' own fall-backs (next grasp, next free spot, hand-off to the other arm, bringing a cup nearer)
 live with the skill they belong to."""
@@ -132,6 +134,24 @@ class MakeRoom:
             return False
 
 
+class PutDownHeld:
+    name = "put_down_held"
+
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+
+    def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        held = self.c.robot.held_object()
+        return (f.cause is FailureCause.HAND_FULL and call.primitive is Primitive.PICK and held is not None
+                and self.name not in attempt.used)
+
+    def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        held = self.c.resolver.require(self.c.robot.held_object())
+        log.info("%s %s: %s; putting %s back first", call.primitive.value, call.object, f.detail, held.name)
+        self.c.putdown.put_back(held)
+        return self.c.robot.held_object() is None
+
+
 def default_recoveries(c: ControlContext) -> list[Recovery]:
     """The step-level recoveries, in the order they are considered."""
-    return [TuckAndRetry(c), MakeRoom(c)]
+    return [TuckAndRetry(c), MakeRoom(c), PutDownHeld(c)]
