@@ -102,9 +102,10 @@ def test_a_recovery_that_does_not_work_leaves_the_original_typed_failure(ctl):
 
 
 def test_default_recoveries_order_and_when_each_applies(ctl):
-    tuck, room = ctl.recoveries
+    tuck, room, held = ctl.recoveries
     assert isinstance(tuck, TuckAndRetry) and isinstance(room, MakeRoom)
-    from memora_core.robot.control.recovery import StepAttempt
+    from memora_core.robot.control.recovery import PutDownHeld, StepAttempt
+    assert isinstance(held, PutDownHeld)
     move = PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center")
     pick = PrimitiveCall(primitive=Primitive.PICK, object="fanta can")
     ik = PrimitiveFailure(FailureReason.UNREACHABLE, "x", cause=FailureCause.IK_MISS)
@@ -117,6 +118,12 @@ def test_default_recoveries_order_and_when_each_applies(ctl):
     assert not room.applies(own, pick, fresh)                                       # never the step's own object
     budget = StepAttempt(moved=["a", "b", "c"][: ctl.cfg.motion.clear_moves])
     assert not room.applies(hit, pick, budget)                                      # at most clear_moves
+    full = PrimitiveFailure(FailureReason.NOT_ALLOWED, "x", cause=FailureCause.HAND_FULL)
+    assert not held.applies(full, pick, fresh)                                      # nothing in the hand
+    assert ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object="coca-cola bottle")).success
+    assert held.applies(full, pick, fresh) and not held.applies(hit, pick, fresh)   # only a full hand, on a pick
+    assert not held.applies(full, move, fresh)
+    assert not held.applies(full, pick, StepAttempt(used=["put_down_held"]))        # once per step
 
 
 def test_move_to_and_give_skills(ctl):
