@@ -353,6 +353,7 @@ class ClearanceChecker:
 
         self.margin = margin
         self.self_penetration = self_penetration
+        self._hand_bodies: dict[int, frozenset[int]] = {}  # hand body -> it and the bodies hanging from it
 
         self.model = copy.deepcopy(model)
         self.data = mujoco.MjData(self.model)
@@ -364,16 +365,23 @@ class ClearanceChecker:
                 # Contacts are generated out to the largest margin asked for; each check keeps those within its own.
                 self.model.geom_margin[g] = max(margin, max_margin or 0.0)
 
+    def hand_bodies(self, hand: int) -> frozenset[int]:
+        """`hand` and the robot bodies hanging from it (the fingers), found once per hand: the held object may
+        touch these."""
+        if hand not in self._hand_bodies:
+            self._hand_bodies[hand] = frozenset(b for b in self.robot_bodies if hangs_from(self.model, b, hand))
+        return self._hand_bodies[hand]
+
     def touching(self, qpos: np.ndarray, ignore: set[str],
                  held: tuple[int, int, tuple[np.ndarray, np.ndarray]] | None,
                  margin: float | None = None) -> list[str]:
         m, d = self.model, self.data
         margin = self.margin if margin is None else margin
         d.qpos[:] = qpos
-        held_body, own_hand = None, set()
+        held_body, own_hand = None, frozenset()
         if held is not None:  # carry the held object with the hand at its welded relative pose
             held_body, hand, (relpos, relquat) = held
-            own_hand = {b for b in self.robot_bodies if hangs_from(m, b, hand)}
+            own_hand = self.hand_bodies(hand)
             mujoco.mj_kinematics(m, d)
             pos = d.xpos[hand] + d.xmat[hand].reshape(3, 3) @ relpos
             quat = np.zeros(4)
