@@ -94,13 +94,9 @@ class Transit:
             self._out_of_tuck(hand, z, ignore)
             hand = self.robot.hand_position()
         if hand[2] < z - 0.02:
-            rise = ignore if rise_ignore is None else rise_ignore | ({self.robot.held_object()} & ignore)
+            rise = ignore if rise_ignore is None else rise_ignore
             up = rise | self.lift_contacts() | ({"table"} if hand[2] < self.c.table_z + 0.02 else set())
-            # What the hand rests against now: leave it first, rising while moving away from it.
-            touching = self.c.scene.touching_now() - up
-            if touching:
-                self.leave_contact(hand, touching, up)
-                hand = self.robot.hand_position()
+            hand = self.leave_contact(up)
             # A hand left raised behind the table's edge (no way to its tuck cleared, nor out of it) rises in the
             # nearest column of the workspace: straight up from where it is, the target would be refused.
             col = self.robot.limits.config.workspace.nearest(hand)
@@ -213,13 +209,11 @@ class Transit:
                 # An empty hand leaving may turn freely (only its position matters).
                 s = self.c.state
                 s.pose = s.pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
-                touching = self.c.scene.touching_now() - {"table"}
-                if touching:  # fingers against a standing object: rising straight, they drag it up and tip it
-                    try:
-                        self.leave_contact(hand, touching, {"table"})
-                    except PrimitiveFailure as f:
-                        if f.cause is FailureCause.ARM_HIT:
-                            raise
+                try:
+                    hand = self.leave_contact({"table"})
+                except PrimitiveFailure as f:
+                    if f.cause is FailureCause.ARM_HIT:
+                        raise
                     hand = self.robot.hand_position()
                 for z in [max(lv, hand[2]) for lv in self.arm.cruise_levels()] + [hand[2]]:
                     try:
@@ -324,9 +318,14 @@ class Transit:
                     raise
                 raise f from None
 
-    def leave_contact(self, hand: np.ndarray, touching: set[str], ignore: set[str]) -> None:
-        """A short rise that moves the hand away from the standing objects it touches (`motion.retract_shifts[0]`
-        sideways): fingers resting against a bottle drag it up and tip it over when the hand rises straight."""
+    def leave_contact(self, ignore: set[str]) -> np.ndarray:
+        """When the hand touches anything but `ignore` now: a short rise that moves it away from what it touches
+        (`motion.retract_shifts[0]` sideways), since fingers resting against a bottle drag it up and tip it over
+        when the hand rises straight. Returns where the palm is then."""
+        hand = self.robot.hand_position()
+        touching = self.c.scene.touching_now() - ignore
+        if not touching:
+            return hand
         away = self.away_from(tuple(sorted(touching)), hand)
         shift = np.zeros(2) if away is None else away * self.cfg.motion.retract_shifts[0]
         rise = np.append(shift, self.cfg.motion.lift_test_height)
@@ -336,6 +335,7 @@ class Transit:
             if away is None or f.cause not in PLAN_REFUSED:
                 raise
             self.arm.go(hand + [0.0, 0.0, self.cfg.motion.lift_test_height], ignore | touching, "lift", exact=False)
+        return self.robot.hand_position()
 
     def away_from(self, names: tuple[str, ...], hand: np.ndarray) -> np.ndarray | None:
         """The horizontal unit direction from the objects `names` (their mean table position) to the hand;
