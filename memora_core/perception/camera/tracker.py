@@ -151,8 +151,9 @@ class VideoTracker:
                 # an object is often already away from its place in the first frame it is missing)
                 # (and one whose put waits for its pour window is being handled: the hand takes it up again)
                 recent = tr.hand_near_t is not None and t - tr.hand_near_t <= self.hand_recent_s + 1e-6
-                tr.missing_since, tr.hand_at_miss = t, recent or bool(tr.pending) or self._hand_near(hand, tr.pos)
-                tr.hand_left_t = t if hand is not None and self._hand_near(hand, tr.pos) else None
+                here = self._hand_near(hand, tr.pos)  # True without a hand mask (nothing says it was not there)
+                tr.missing_since, tr.hand_at_miss = t, recent or bool(tr.pending) or here
+                tr.hand_left_t = t if hand is not None and here else None
                 if tr.pending and tr.pending[-1].kind == "put" and tr.pending[-1].target is not None:
                     # taken up again soon after resting in a container: it was poured there
                     put = tr.pending[-1]
