@@ -162,6 +162,17 @@ class MotionConfig(_Cfg):
     aside_gap: float = Field(default=0.04, ge=0)
     aside_min_move: float = Field(default=0.04, ge=0)  # an object set aside goes at least this far from where it stood
     aside_distance: float = Field(default=0.15, ge=0)
+    aside_zone: tuple[tuple[float, float], tuple[float, float]] = Field(default=((0.26, -0.42), (0.68, 0.33)),
+                                                                         description=(
+        "x/y box (world, m) on the table where an object may be set aside when `table_zone` has no room: only its "
+        "spots the holding arm reaches (reachability map) are used"))
+    arm_bases: dict[str, tuple[float, float]] = Field(
+        default_factory=lambda: {"left": (0.0, 0.14), "right": (0.0, -0.14)}, description=(
+            "x/y (world, m) where each arm's reach over the table starts (below its shoulder): a hand working at a "
+            "point has its forearm over the line from here to it"))
+    arm_corridor: float = Field(default=0.05, ge=0, description=(
+        "m: half-width of the strip along that line an object set aside must keep out of (the forearm and "
+        "wrist, with room to pass), besides its own radius"))
     # Off-centre grasps on long objects (a spoon by its handle): the palm stays this far inside the object's
     # end, and an offset shorter than `grasp_min_offset` is not worth trying.
     grasp_end_margin: float = Field(default=0.025, ge=0)

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config
-from memora_core.robot.control.geometry import (aligned_yaws, aside_spots, edge_gap, grasp_points, grid,
-                                                handoff_spots, palm_rotation, pour_spots, table_spots)
+from memora_core.robot.control.geometry import (aligned_yaws, aside_spots, corridor_clear, edge_gap, grasp_points,
+                                                grid, handoff_spots, palm_rotation, pour_spots, reach_corridors,
+                                                segment_distance, table_spots)
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,50 @@ def test_aside_spots_at_a_shorter_distance_find_room_on_a_crowded_table(m):
     for s in spots:
         assert half <= np.linalg.norm(s - work[0]) and edge_gap(s, 0.02, crowd) >= m.aside_gap
         assert not (s[0] < work[0][0] and abs(s[1] - work[0][1]) < half)
+
+
+def test_segment_distance():
+    a, b = np.array([0.0, 0.0]), np.array([1.0, 0.0])
+    assert segment_distance(np.array([0.5, 0.2]), a, b) == pytest.approx(0.2)
+    assert segment_distance(np.array([-0.3, 0.4]), a, b) == pytest.approx(0.5)   # beyond an end: to the end
+    assert segment_distance(np.array([0.3, 0.4]), a, a) == pytest.approx(0.5)    # a point segment
+
+
+def test_aside_spots_keep_off_the_forearms_way_to_the_work(m):
+    # Work out on the right: the right arm reaches it from its base, over the strip in between.
+    work = [np.array([0.54, -0.36])]
+    (base, end), = reach_corridors(work, m)
+    assert np.allclose(base, m.arm_bases["right"]) and np.allclose(end, work[0])
+    m_all = m.model_copy(update={"table_spot_tries": 10_000})  # every spot, not the few tried
+    spots = aside_spots(0.04, [], work, m_all, distance=0.075)
+    assert spots and not any(segment_distance(s, base, end) < 0.04 + m.arm_corridor for s in spots)
+    # Without the corridor rule an empty table has spots on that way.
+    every = aside_spots(0.04, [], work, m_all, corridors=False, distance=0.075)
+    assert any(segment_distance(s, base, end) < 0.04 + m.arm_corridor for s in every)
+
+
+def test_aside_spots_look_in_the_given_zone_and_take_only_accepted_spots(m):
+    work = [np.array([0.42, 0.0])]
+    wide = ((0.26, -0.42), (0.68, 0.33))
+    spots = aside_spots(0.03, [], work, m.model_copy(update={"table_spot_tries": 10_000}), zone=wide,
+                        accept=lambda c: c[0] > 0.6)
+    assert spots and all(0.6 < s[0] <= 0.68 + 1e-9 for s in spots)
+    assert aside_spots(0.03, [], work, m, zone=wide, accept=lambda c: False) == []
+
+
+def test_corridor_clear_sees_an_object_on_the_forearms_way(m):
+    base, spot = np.array(m.arm_bases["left"]), np.array([0.45, -0.2])
+    on_way = [(base + 0.5 * (spot - base), 0.04)]
+    assert not corridor_clear(spot, base, 0.03, on_way, m)
+    assert corridor_clear(spot, base, 0.03, [(np.array([0.30, 0.30]), 0.04)], m)
+    assert corridor_clear(spot, base, 0.03, [(spot.copy(), 0.03)], m)  # the object's own footprint does not count
+
+
+def test_handoff_spots_put_the_preferred_first(m):
+    fp = [(c, 0.03) for c in grid(m.handoff_zone, 0.03)]   # a full hand-off zone: spots come from the table zone
+    plain = handoff_spots(0.03, fp, m)
+    preferred = handoff_spots(0.03, fp, m, prefer=lambda c: c[1] > 0.2)
+    assert plain and preferred and preferred[0][1] > 0.2 and not plain[0][1] > 0.2
 
 
 def test_handoff_spots_are_clear_and_start_in_the_handoff_zone(m):

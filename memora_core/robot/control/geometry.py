@@ -5,7 +5,7 @@ Footprints are (table xy, radius) pairs; zones are ((x_lo, y_lo), (x_hi, y_hi)) 
 `MotionConfig` (the distances and counts the searches use)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -82,36 +82,72 @@ def table_spots(near: np.ndarray, radius: float, footprints: Footprints, m: Moti
     return free[: m.table_spot_tries]
 
 
+def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance from point `p` to the segment a-b (any dimension)."""
+    p, a, b = (np.asarray(v, float) for v in (p, a, b))
+    ab = b - a
+    t = 0.0 if not ab.any() else float(np.clip(np.dot(p - a, ab) / np.dot(ab, ab), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def reach_corridors(work: list[np.ndarray], m: MotionConfig) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each work point, the table-plane segment its arm's forearm covers while the hand is there: from the
+    base of the arm on the point's side (`arm_bases`, the rule of `left_arm_min_y`) to the point."""
+    out = []
+    for w in work:
+        arm = "left" if w[1] >= m.left_arm_min_y else "right"
+        base = m.arm_bases.get(arm)
+        if base is not None:
+            out.append((np.asarray(base, float), np.asarray(w[:2], float)))
+    return out
+
+
 def aside_spots(radius: float, footprints: Footprints, work: list[np.ndarray], m: MotionConfig,
                 origin: np.ndarray | None = None, keep_clear: Sequence[np.ndarray] = (),
-                distance: float | None = None) -> list[np.ndarray]:
-    """Free spots in `table_zone` to set an object aside on: at least `distance` (default `aside_distance`) from
-    every work point and not in front of the main one (between the robot and it), at least `aside_min_move`
-    from `origin` (where the object stood), off `keep_clear` points; roomiest first, then nearest the zone's
-    middle."""
+                distance: float | None = None, corridors: bool = True,
+                zone: Sequence | None = None,
+                accept: Callable[[np.ndarray], bool] | None = None) -> list[np.ndarray]:
+    """Free spots in `zone` (default `table_zone`) to set an object aside on: at least `distance` (default `aside_distance`) from
+    every work point, not in front of the main one (between the robot and it) and (`corridors`) not on the
+    forearm's way to any of them (`reach_corridors`, `arm_corridor` wide), at least `aside_min_move` from
+    `origin` (where the object stood), off `keep_clear` points, and that `accept` (when given) accepts; roomiest
+    first, then nearest the middle of `table_zone`."""
     distance = m.aside_distance if distance is None else distance
+    ways = reach_corridors(work, m) if corridors else []
+    zone = m.table_zone if zone is None else zone
     middle = (np.array(m.table_zone[0]) + np.array(m.table_zone[1])) / 2
     scored = []
-    for c in grid(m.table_zone, m.table_spot_step):
+    for c in grid(zone, m.table_spot_step):
         if any(np.linalg.norm(c - w) < distance for w in work):
             continue
         if c[0] < work[0][0] and abs(c[1] - work[0][1]) < distance:  # in front of the main work point
             continue
+        if any(segment_distance(c, a, b) < radius + m.arm_corridor for a, b in ways):
+            continue  # the arm reaching for the work would find it in the way again
         if origin is not None and np.linalg.norm(c - origin[:2]) < m.aside_min_move:
             continue  # hardly moved: it would stand in the way as before
         if any(np.linalg.norm(c - k) < radius + m.aside_gap for k in keep_clear):
             continue
         gap = edge_gap(c, radius, footprints)
-        if gap >= m.aside_gap:
+        if gap >= m.aside_gap and (accept is None or accept(c)):
             scored.append((round(min(gap, 2 * m.aside_gap), 2), float(np.linalg.norm(c - middle)), c))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [c for _, _, c in scored[: m.table_spot_tries]]
 
 
-def handoff_spots(radius: float, footprints: Footprints, m: MotionConfig) -> list[np.ndarray]:
+def corridor_clear(spot: np.ndarray, base: np.ndarray, radius: float, footprints: Footprints, m: MotionConfig) -> bool:
+    """Whether the forearm reaching from `base` to an object of `radius` at `spot` passes every footprint with
+    `arm_corridor` to spare (the object's own footprint aside)."""
+    return all(segment_distance(c, base, spot) - r >= m.arm_corridor
+               for c, r in footprints if np.linalg.norm(np.asarray(c[:2]) - spot) > radius + r)
+
+
+def handoff_spots(radius: float, footprints: Footprints, m: MotionConfig,
+                  prefer: Callable[[np.ndarray], bool] | None = None) -> list[np.ndarray]:
     """Free spots (`handoff_gap` clear of every footprint) where one arm can set an object down for the other:
     the roomiest in `handoff_zone` (both arms reach it) first, then the free spots of `table_zone` nearest the
-    hand-off zone; at most `handoff_tries`."""
+    hand-off zone, those `prefer` holds for (the taking arm reaches them) before the rest; at most
+    `handoff_tries`."""
     def gap(c: np.ndarray) -> float:
         return edge_gap(c, radius, footprints)
 
@@ -119,7 +155,7 @@ def handoff_spots(radius: float, footprints: Footprints, m: MotionConfig) -> lis
     inner = sorted((c for c in grid(m.handoff_zone, step) if gap(c) >= m.handoff_gap), key=lambda c: -gap(c))
     centre = (np.array(m.handoff_zone[0]) + np.array(m.handoff_zone[1])) / 2
     outer = sorted((c for c in grid(m.table_zone, step) if gap(c) >= m.handoff_gap),
-                   key=lambda c: float(np.linalg.norm(c - centre)))
+                   key=lambda c: (prefer is not None and not prefer(c), float(np.linalg.norm(c - centre))))
     return (inner[:1] + outer)[: m.handoff_tries]
 
 

@@ -8,8 +8,9 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import aside_spots, edge_gap, handoff_spots, rotation_onto, table_spots
-from memora_core.robot.control.reach import spots_by_reach
+from memora_core.robot.control.geometry import (aside_spots, corridor_clear, edge_gap, handoff_spots, rotation_onto,
+                                                 table_spots)
+from memora_core.robot.control.reach import reaches, spots_by_reach
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
@@ -111,19 +112,34 @@ class PutDown:
         self.c.skills.pick.back_off(obj)
 
     def set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
-        """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto."""
+        """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto.
+        Where to look, in turn, until some spot is free: `table_zone` at `aside_distance` from the work and off the
+        arms' way to it; at half that distance (a crowded table); the wider `aside_zone` where the holding arm
+        reaches (the reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way
+        (it may block again there, but it no longer stands where it did)."""
         keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
         m, origin = self.cfg.motion, self.c.state.origins.get(obj.name)
-        spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, m, origin, keep_clear)
-        if not spots:
-            # A crowded table: nearer the work, still clear of its objects' approach (half the distance)
-            spots = aside_spots(obj.radius, self.c.scene.footprints(obj.name), work, m, origin, keep_clear,
-                                distance=m.aside_distance / 2)
+        footprints = self.c.scene.footprints(obj.name)
+        half = m.aside_distance / 2
+        stages = [dict(), dict(distance=half), dict(distance=half, zone=m.aside_zone, accept=self.reached_by(obj)),
+                  dict(distance=half, corridors=False)]
+        spots = []
+        for stage in stages:
+            spots = aside_spots(obj.radius, footprints, work, m, origin, keep_clear, **stage)
+            if spots:
+                break
         if not spots:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
                                    cause=FailureCause.NO_SPOT)
         self.set_down_on_first(obj, spots)
         self.c.scene.check_standing(obj, "set aside")
+
+    def reached_by(self, obj: SceneObject, arm: str | None = None):
+        """Whether `arm` (default: the one holding `obj`) reaches a table spot for `obj` at its release height by
+        the reachability map (yes without a map)."""
+        palm_z = self.c.table_z + self.c.scene.held_half_up(obj) + self.cfg.motion.release_gap
+        arm = arm or self.robot.arm
+        return lambda s: reaches(self.c.reach, (float(s[0]), float(s[1]), palm_z), arm) is not False
 
     def park(self, obj: SceneObject, work: list[np.ndarray]) -> None:
         """Put down the held `obj` of a blocked step while room is made: back where it was picked if that spot
@@ -148,7 +164,11 @@ class PutDown:
         other = [a for a in self.cfg.arms if a != self.robot.arm]
         if not other:
             return False
-        spots = handoff_spots(obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion)
+        footprints = self.c.scene.footprints(obj.name)
+        base, reached = np.asarray(self.cfg.motion.arm_bases[other[0]], float), self.reached_by(obj, other[0])
+        # Spots the taking arm reaches, its forearm passing every other object, first.
+        spots = handoff_spots(obj.radius, footprints, self.cfg.motion,
+                              lambda s: reached(s) and corridor_clear(s, base, obj.radius, footprints, self.cfg.motion))
         if not spots:
             return False
         log.info("handing %s over from the %s to the %s arm", obj.name, self.robot.arm, other[0])
