@@ -25,6 +25,9 @@ class PlannerBase:
         self.cfg = config or load_agents_config()
         self.family = getattr(memory, "family", "memora")
         self._routines_cached: dict[str, list[dict]] = {}
+        # Entity memory records any read of this plan has returned (search_objects, locate_objects), by name
+        # and alias: what the planner already knows about an object's place, used when grounding
+        self._entities_read: dict[str, dict] = {}
         self._shared_routines: list[dict] | None = None
         self.vocab = vocabulary if vocabulary is not None else default_vocabulary()
         self._parser: InstructionParser | None = None
@@ -41,7 +44,19 @@ class PlannerBase:
     def _call(self, log: CallLog, tool: str, args: dict) -> ToolResult:
         if not self._budget_left(log):
             return ToolResult(tool=tool, ok=False, error="tool budget exhausted")
-        return log.call(tool, args)
+        res = log.call(tool, args)
+        if tool in ("search_objects", "locate_objects") and res.ok:
+            self._remember_entities(res.items)
+        return res
+
+    def _remember_entities(self, items: list[dict]) -> None:
+        """Keep each Entity memory record a read returned under its name and aliases (the first record for
+        a name wins: reads rank their best match first)."""
+        for it in items:
+            if not it.get("entity_id") or not it.get("name"):
+                continue
+            for n in [it["name"], *it.get("aliases", [])]:
+                self._entities_read.setdefault(str(n).lower(), it)
 
     def parse(self, instruction: str) -> ParsedInstruction:
         """The instruction read into typed tasks (memora_core.agents.instruction)."""

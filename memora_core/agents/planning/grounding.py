@@ -25,6 +25,14 @@ class Grounding(PlannerBase):
         placed = {s.object: s.target for s in plan.steps if s.object and s.target and self._is_place(s.target)}
         found: dict[str, tuple[str | None, list[Evidence], str | None]] = {}
         order = grounding_order(plan.steps, objects, placed)
+        if self.family == "memora":
+            # an object an earlier Entity memory read of this plan returned (resolving the task's words, a
+            # category's members) is grounded from that record: no call spent to read it again
+            for o in order:
+                it = self._entities_read.get(o.lower())
+                if it is not None:
+                    found[o] = (it["entity_id"], _seen_evidence(it), it.get("location"))
+            order = [o for o in order if o not in found]
         if self.family == "memora" and "locate_objects" in self.memory.tool_names and order and self._budget_left(log):
             # Entity memory answers for every object of the plan in one call, each name on its own
             batch = order[:LOCATE_MAX_NAMES]
@@ -32,10 +40,7 @@ class Grounding(PlannerBase):
             for it in r.items:
                 o = it.get("query")
                 if o in batch and it.get("entity_id") and overlap(o, it.get("name") or "") > 0:
-                    seen = it.get("last_seen_video")
-                    ev = [Evidence(video_id=seen, start_s=float(it.get("last_seen_s") or 0.0),
-                                   end_s=float(it.get("last_seen_s") or 0.0))] if seen else []
-                    found[o] = (it["entity_id"], ev, it.get("location"))
+                    found[o] = (it["entity_id"], _seen_evidence(it), it.get("location"))
             order = order[len(batch):]
         for o in order:
             if not self._budget_left(log) or self.family == "parametric":
@@ -80,6 +85,13 @@ class Grounding(PlannerBase):
     def _is_place(self, name: str) -> bool:
         """Anything but a part of the person's body (agents.body_categories of the EPIC noun taxonomy)."""
         return not (self.vocab and self.vocab.category_of(name) in set(self.cfg.agents.body_categories))
+
+
+def _seen_evidence(item: dict) -> list[Evidence]:
+    """Where an Entity memory record was last seen, as evidence."""
+    seen = item.get("last_seen_video")
+    t = float(item.get("last_seen_s") or 0.0)
+    return [Evidence(video_id=seen, start_s=t, end_s=t)] if seen else []
 
 
 def _place_in_lines(obj: str, lines: list[str]) -> str | None:

@@ -30,6 +30,7 @@ class StructuredPlanner(InstructionResolution, Composition, RoutineKnowledge, Pr
         parsed = self.parse(instruction)
         log = CallLog(self.memory)
         self._routines_cached = {}
+        self._entities_read = {}
         plan = Plan(participant_id=self.memory.participant_id, instruction=instruction, planner=self.kind,
                     condition=self.memory.condition_id)
         labels: list[tuple[str, list[Evidence]]] = []
@@ -65,7 +66,11 @@ class StructuredPlanner(InstructionResolution, Composition, RoutineKnowledge, Pr
         labels = dedupe_labels(labels)[: self.cfg.agents.max_plan_steps]
         plan.steps = [PlanStep(index=i, action=a, object=o, target=t, text=label, evidence=ev)
                       for i, (label, ev) in enumerate(labels) for a, o, t in [split_label(label)]]
+        if "get_routine_skill" in self.memory.tool_names:
+            self._at_fixtures(plan)  # where the person does an action, from their routines
         self._ground(plan, log)
+        if "get_routine_skill" in self.memory.tool_names:
+            self._carry_to_fixtures(plan)
         for s in plan.steps:
             s.text = spoken(s.text, s.action)
         plan.evidence = unique_evidence([e for s in plan.steps for e in s.evidence])

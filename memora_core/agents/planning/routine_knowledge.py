@@ -5,8 +5,14 @@ from __future__ import annotations
 from memora_core.agents.instruction import Task
 from memora_core.agents.planning.base import PlannerBase
 from memora_core.agents.planning.labels import dedupe_labels, merge_with_prior, split_label
-from memora_core.schemas import Evidence, Plan
+from memora_core.agents.step_text import with_place
+from memora_core.schemas import Evidence, Plan, PlanStep
 from memora_core.tools.text import stem, tokens
+
+
+# Verbs that move or handle an object rather than work on it: their place is the object's own.
+_HANDLING_VERBS = frozenset({"pick", "put", "place", "take", "grab", "move", "carry", "bring", "turn", "open", "close",
+                             "find", "get", "drop", "set", "hold", "switch"})
 
 
 class RoutineKnowledge(PlannerBase):
@@ -54,3 +60,61 @@ class RoutineKnowledge(PlannerBase):
                 plan.missing.append(f"tools from routine {rt['routine_id']}: {', '.join(tools)}")
             labels = [(f"pick up {t}", ev) for t in tools] + labels
         return labels
+
+    def _fixture_places(self) -> dict[str, str]:
+        """Where the person does an action, from the routines read for this plan: a step between turning a
+        fixture on and turning it off ('turn on tap', 'wash hands', 'turn off tap') is done at that fixture.
+        Verb stem -> fixture, the fixture most routines do it at; moving and handling verbs (pick up, put,
+        take, turn ...) are not counted, their place is the object's own."""
+        seen: dict[str, dict[str, int]] = {}
+        routines = {r["routine_id"]: r for rs in self._routines_cached.values() for r in rs}
+        for r in routines.values():
+            on: str | None = None
+            for st in r.get("steps", []):
+                a, o, _ = split_label(st)
+                if a == "turn on" and o:
+                    on = o
+                elif a == "turn off" and o:
+                    on = None
+                elif on and o and a.split()[0] not in _HANDLING_VERBS:
+                    v = stem(a.split()[0])
+                    seen.setdefault(v, {})
+                    seen[v][on] = seen[v].get(on, 0) + 1
+        return {v: max(sorted(c), key=lambda f: c[f]) for v, c in seen.items()}
+
+    def _at_fixtures(self, plan: Plan) -> None:
+        """Steps whose action the person does at a fixture (`_fixture_places`) and that have no place yet are
+        done there ('wash onion' -> 'wash onion at tap'), not where memory last saw their object."""
+        places = self._fixture_places()
+        if not places:
+            return
+        for s in plan.steps:
+            if s.object and not s.target and s.object not in places.values():
+                f = places.get(stem(s.action.split()[0]))
+                if f and self._is_place(f):
+                    s.target = f
+                    s.text = with_place(s.text, s.action, f)
+
+    def _carry_to_fixtures(self, plan: Plan) -> None:
+        """An object picked up at one place and then handled at a fixture (`_at_fixtures`) is moved there
+        first: 'move the onion to the tap' right after it is picked up."""
+        places = set(self._fixture_places().values())
+        if not places:
+            return
+        out: list[PlanStep] = []
+        held: dict[str, int] = {}  # object -> index in `out` of the step that picked it up (not moved since)
+        for s in plan.steps:
+            a = s.action.split()[0] if s.action else ""
+            if s.object and s.action in ("pick up", "take", "grab"):
+                held[s.object] = len(out)
+            elif s.object in held and s.target in places and a not in _HANDLING_VERBS:
+                i = held.pop(s.object)
+                if out[i].target != s.target:
+                    out.insert(i + 1, PlanStep(index=0, action="move", object=s.object, target=s.target,
+                                               text=f"move {s.object} to {s.target}", evidence=s.evidence[:1]))
+            elif s.object in held and a in _HANDLING_VERBS:
+                held.pop(s.object)
+            out.append(s)
+        for i, s in enumerate(out):
+            s.index = i
+        plan.steps = out
