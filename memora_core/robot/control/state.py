@@ -24,7 +24,8 @@ class ControlState:
     pose: GraspPose                               # hand orientation of the current/last grasp
     lift_clear: LiftClearance | None = None
     held_rot: np.ndarray | None = None            # palm orientation at the grasp of the held object
-    held_up: np.ndarray | None = None             # the held object's own axis that pointed up at the grasp
+    held_up: np.ndarray | None = None             # the held object's own axis it is to stand on when put down
+    origin_up: np.ndarray | None = None           # the object's own axis that pointed up when its pick began
     grasping: str | None = None                   # the object the current descent goes for
     held_cost: float | None = None                # a carry's relaxed weight on the held hand orientation
     origins: dict[str, np.ndarray] = field(default_factory=dict)  # where each object was picked from
@@ -32,4 +33,4 @@ class ControlState:
 
     def drop_hold(self) -> None:
         """The hand let go: forget the hold-over state of the grasp."""
-        self.lift_clear, self.held_rot, self.held_up = None, None, None
+        self.lift_clear, self.held_rot, self.held_up, self.origin_up = None, None, None, None

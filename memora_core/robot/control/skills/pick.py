@@ -116,6 +116,7 @@ class PickSkill:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} is lying over; top grasp impossible",
                                    cause=FailureCause.NOT_GRASPABLE)
         s.origins[obj.name] = pos.copy()
+        s.origin_up = rot.T @ np.array([0.0, 0.0, 1.0])
         if not obj.upright(rot):  # a box knocked onto a side is taken from the top as it lies (and set down so)
             s.lying.add(obj.name)
         top = pos + np.array([0, 0, obj.half_up(rot)])
@@ -183,7 +184,7 @@ class PickSkill:
         name = self.c.state.grasping
         obj = self.c.resolver.require(name) if name else None
         # Only an object that tips (tall for its footprint) is taken at the first touch.
-        tips = obj is not None and obj.half_height >= self.cfg.motion.tip_ratio * obj.radius
+        tips = obj is not None and self.tips(obj)
         fingers = self.c.grasps.fingers  # the fingers close once, at the grasp point beside the object
         for k in range(1, steps + 1):
             point = start + (grasp_pt - start) * k / steps
@@ -205,6 +206,10 @@ class PickSkill:
             if self.robot.grasp(obj.name):
                 return
 
+    def tips(self, obj: SceneObject) -> bool:
+        """Whether `obj` is tall for its footprint (`tip_ratio`): let go leaning, it falls over."""
+        return obj.half_height >= self.cfg.motion.tip_ratio * obj.radius
+
     def finger_reach(self) -> float:
         """How far the current hand's fingertips reach below its palm beyond a level hand's."""
         return max(0.0, self.c.state.pose.min_palm_height - self.cfg.motion.grasp_poses[0].min_palm_height)
@@ -219,6 +224,11 @@ class PickSkill:
         s.held_rot, s.held_cost = self.robot.hand_rotation(), None
         held = self.robot.object_pose(obj.name)  # None where a backend cannot say (it then stands as it hangs)
         s.held_up = None if held is None else held[1].T @ np.array([0.0, 0.0, 1.0])
+        if held is not None and s.origin_up is not None and self.tips(obj):
+            # An object that tips is put down standing as it stood before the grasp (a grasp that pressed a bottle
+            # 17 deg over and let it go so, tipped it). A flat one keeps the grasp's lean: it lands lying anyway, and
+            # turning the hand back by what a grasp tilted a bread (55 deg) can leave it unable to carry.
+            s.held_up = s.origin_up
         self.lift_test(obj, hand, contacts)
         hand = self.robot.hand_position()
         heights = [z for z in arm.cruise_levels() if z > hand[2] + self.cfg.motion.lift_height]
