@@ -35,9 +35,9 @@ def _plan(steps):
 
 def test_fixture_places_come_from_the_steps_between_on_and_off():
     places = _planner()._fixture_places()
-    # done while the tap runs: rinse, scrub; while the hob is on: boil; picking up and putting are handling,
-    # and the scrub after the tap is off is not counted
-    assert places == {"rinse": "tap", "scrub": "tap", "boil": "hob"}
+    # done while the tap runs: rinse; while the hob is on: boil; picking up and putting are handling; the tray
+    # is scrubbed once with the tap on and once with it off, not mostly at the tap
+    assert places == {"rinse": "tap", "boil": "hob"}
 
 
 def test_a_step_is_done_at_its_fixture_and_its_object_moved_there():
@@ -95,3 +95,14 @@ def test_grounding_reuses_entity_records_already_read(tmp_path):
         assert plan.steps[0].entity_id and plan.steps[0].evidence
     finally:
         store.close()
+
+
+def test_a_verb_mostly_done_elsewhere_has_no_fixture():
+    """Chopping while the oven happens to be on, but more often with the oven off, is not done at the oven."""
+    p = make_planner("structured", ParametricMemory("Z10"))
+    p._routines_cached = {"bake the bread": [
+        {"routine_id": "R4", "goal": "bake bread", "steps": ["turn on oven", "chop garlic", "bake bread",
+                                                              "turn off oven"]},
+        {"routine_id": "R5", "goal": "chop garlic", "steps": ["chop garlic", "put garlic in pan"]},
+        {"routine_id": "R6", "goal": "chop leek", "steps": ["pick up leek", "chop leek"]}]}
+    assert p._fixture_places() == {"bake": "oven"}

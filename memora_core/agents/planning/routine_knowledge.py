@@ -64,9 +64,10 @@ class RoutineKnowledge(PlannerBase):
     def _fixture_places(self) -> dict[str, str]:
         """Where the person does an action, from the routines read for this plan: a step between turning a
         fixture on and turning it off ('turn on tap', 'wash hands', 'turn off tap') is done at that fixture.
-        Verb stem -> fixture, the fixture most routines do it at; moving and handling verbs (pick up, put,
-        take, turn ...) are not counted, their place is the object's own."""
+        Verb stem -> fixture, when more than half of the verb's steps in these routines are done there; moving
+        and handling verbs (pick up, put, take, turn ...) are not counted, their place is the object's own."""
         seen: dict[str, dict[str, int]] = {}
+        elsewhere: dict[str, int] = {}  # the verb's steps while no fixture is on
         routines = {r["routine_id"]: r for rs in self._routines_cached.values() for r in rs}
         for r in routines.values():
             on: str | None = None
@@ -76,11 +77,17 @@ class RoutineKnowledge(PlannerBase):
                     on = o
                 elif a == "turn off" and o:
                     on = None
-                elif on and o and a.split()[0] not in _HANDLING_VERBS:
+                elif o and a.split()[0] not in _HANDLING_VERBS:
                     v = stem(a.split()[0])
-                    seen.setdefault(v, {})
-                    seen[v][on] = seen[v].get(on, 0) + 1
-        return {v: max(sorted(c), key=lambda f: c[f]) for v, c in seen.items()}
+                    if on:
+                        seen.setdefault(v, {})
+                        seen[v][on] = seen[v].get(on, 0) + 1
+                    else:
+                        elsewhere[v] = elsewhere.get(v, 0) + 1
+        # a verb is done at a fixture when most of its steps are (an oven left on while other work goes on
+        # does not make that work happen at the oven)
+        return {v: max(sorted(c), key=lambda f: c[f]) for v, c in seen.items()
+                if max(c.values()) > elsewhere.get(v, 0) + sum(c.values()) - max(c.values())}
 
     def _at_fixtures(self, plan: Plan) -> None:
         """Steps whose action the person does at a fixture (`_fixture_places`) and that have no place yet are
