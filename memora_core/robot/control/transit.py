@@ -278,6 +278,10 @@ class Transit:
                 self.arm.go(hand + [0.0, 0.0, rise], ignore, "retract")
                 return
             except PrimitiveFailure as f:
+                if f.cause is FailureCause.STOPPED_SHORT and self.got_off(hand):
+                    # Where the retract ends matters little: the next move starts from wherever the hand is.
+                    log.info("%s, off what it let go of: going on from there", f.detail)
+                    return
                 if f.cause not in PLAN_REFUSED:
                     raise  # the arm moved and hit something or stopped short
                 failure, blockers = failure or f, blockers + list(f.blockers)
@@ -301,6 +305,12 @@ class Transit:
                     raise
                 log.info("retract: planned rise refused too: %s", f.detail)
         raise failure
+
+    def got_off(self, start: np.ndarray) -> bool:
+        """Whether an empty hand that set out from `start` has risen at least `lift_test_height` and touches
+        nothing now."""
+        risen = self.robot.hand_position()[2] - start[2] >= self.cfg.motion.lift_test_height
+        return risen and self.robot.held_object() is None and not self.c.scene.touching_now()
 
     def rise(self, point: np.ndarray, ignore: set[str]) -> None:
         """The transit's first rise: straight up to `point`; when the straight line is refused before moving (a
