@@ -312,3 +312,51 @@ def test_pick_and_put_timed_by_the_hands_stay() -> None:
     events = _run(tr, frames)
     assert [e.kind for e in events] == ["pick", "put"]
     assert events[0].key_s == 1.75 and events[1].key_s == 3.5
+
+
+def test_hidden_after_a_put_into_a_container_is_still_a_put() -> None:
+    """The spoon is put into the cup; a moment later the hand passing by hides it for one frame, and it shows at
+    its place in the cup again. It was not taken up again, so its put is not a pour (a put waiting in its pour
+    window becomes a pour only once the object is seen to have left)."""
+    tr = _tracker()
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    in_cup = lambda t: moved(t) + [_s(t, 202, 118, "yellow", "spoon")]  # noqa: E731
+    frames = [(t, SCENE(t), NO_HAND) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), NO_HAND)]
+    frames += [(2.5, in_cup(2.5), _hand_at(202, 118))] + [(t, in_cup(t), NO_HAND) for t in (3.0, 3.5)]
+    frames += [(4.0, moved(4.0), _hand_at(202, 118))]  # hidden by the hand passing by again
+    frames += [(t, in_cup(t), NO_HAND) for t in np.arange(4.5, 9.0, 0.5)]
+    events = _run(tr, frames)
+    assert [e.kind for e in events] == ["pick", "put"]
+    assert tr.tracks[events[1].target].colour == "orange"
+
+
+def _held_beside_the_cup(still_in_hand: bool) -> list:
+    """The bottle is taken, brought to the cup and held there with its centre beside the cup (tilted, pouring:
+    its box touches the cup's, its centre is off it) from 2.5 to 4.5 s, then carried back and set down. Settling
+    needs one sighting free of the hand (3.5 s); after it, the bottle touches the hand in every frame when
+    `still_in_hand`, else it is seen free of the hand (let go beside the cup) before the hand takes it again."""
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "red"]  # noqa: E731
+    beside = lambda t, held: moved(t) + [replace(_s(t, 226, 96, "red", "bottle"), touches_hand=held)]  # noqa: E731
+    frames = [(t, SCENE(t), NO_HAND) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(60, 100)), (2.0, moved(2.0), NO_HAND)]
+    frames += [(2.5, beside(2.5, True), _hand_at(230, 90)), (3.0, beside(3.0, True), _hand_at(230, 90))]
+    frames += [(3.5, beside(3.5, False), NO_HAND)]
+    frames += [(t, beside(t, still_in_hand), _hand_at(230, 90) if still_in_hand else NO_HAND) for t in (4.0, 4.5)]
+    frames += [(5.0, moved(5.0), _hand_at(226, 96)), (5.5, moved(5.5), NO_HAND)]
+    frames += [(6.0, moved(6.0) + [_held(_s(6.0, 90, 100, "red", "bottle"))], _hand_at(90, 100))]
+    frames += [(t, moved(t) + [_s(t, 90, 100, "red", "bottle")], NO_HAND) for t in np.arange(6.5, 9.0, 0.5)]
+    return frames
+
+
+def test_held_still_against_a_container_then_carried_off_is_a_pour() -> None:
+    """Held still against the cup, in the hand all along, then carried off: a pick, a pour into the cup (timed in
+    the middle of the hold) and a put. Let go beside the cup instead (seen free of the hand), it was put there,
+    then picked up again."""
+    tr = _tracker()
+    events = _run(tr, _held_beside_the_cup(still_in_hand=True))
+    assert [e.kind for e in events] == ["pick", "pour", "put"]
+    pour = events[1]
+    assert tr.tracks[pour.target].colour == "orange" and 2.5 <= pour.key_s <= 4.5
+    tr = _tracker()
+    assert [e.kind for e in _run(tr, _held_beside_the_cup(still_in_hand=False))] == ["pick", "put", "pick", "put"]

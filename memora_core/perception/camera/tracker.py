@@ -18,7 +18,11 @@ object in the hand (the hand and forearm hide most of it):
   it showed there sooner than a hand can lift, carry and set down a thing (`min_carry_s`: its region changed
   shape, or the view's motion was misread; the object is found again where it shows);
 - an object that rests in a container only briefly (taken up again within `pour_window_s`) was poured into
-  it, not put there (a pour holds the object still over the container, then carries it off).
+  it, not put there (a pour holds the object still over the container, then carries it off); so was one held
+  still against a container for `pour_min_s` or more, in the hand in every frame since it came to rest (tilted
+  over the container, its centre is off it), then taken up again. Taken up again is decided when the object is
+  seen to have left (moved on, or still away at the end): found again at its place, it was only hidden by the
+  hand, and its put stays a put.
 Events wait until they are certain (the put into a container for its window), then are reported; at the end of
 the video what still waits is reported, also for an object taken up again and not seen at rest since."""
 from __future__ import annotations
@@ -93,6 +97,21 @@ class VideoTracker:
                 best, best_d = c, d
         return best
 
+    def container_against(self, tr: Track) -> Track | None:
+        """A container whose box touches `tr`'s box (within the place tolerance): what a thing held still beside
+        or over it (tilted, so its centre is off the container) may be pouring into. Not its own look-alike."""
+        m = int(self.tol)
+        best, best_d = None, float("inf")
+        for c in self.tracks:
+            if c.id == tr.id or c.state != "resting" or c.missing_since is not None or not self.is_container(c):
+                continue
+            if self.look_cost(c, tr.colour, tr.category) < 0.3 or not overlap(c.box, tr.box, margin=m):
+                continue
+            d = float(np.linalg.norm(c.pos - tr.pos))
+            if d < best_d:
+                best, best_d = c, d
+        return best
+
     # ------------------------------------------------------------------ per frame
     def step(self, t: float, sightings: list[Sighting], grey: np.ndarray | None = None,
              hand: np.ndarray | None = None) -> list[Event]:
@@ -133,9 +152,10 @@ class VideoTracker:
             # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
             if tr.state == "resting":
                 tr.pos = 0.8 * tr.pos + 0.2 * s.centre
-            tr.last_seen, tr.missing_since, tr.carried = t, None, []
+            tr.last_seen, tr.missing_since, tr.carried, tr.pour_at = t, None, [], None
             tr.seen += 1
             tr.in_hand = s.touches_hand
+            tr.held_still = tr.held_still and s.touches_hand
             if tr.state == "resting" and (s.touches_hand or (hand is not None and self._hand_near(hand, tr.pos))):
                 tr.hand_near_t = t
             tr.vote(s)
@@ -154,12 +174,13 @@ class VideoTracker:
                 here = self._hand_near(hand, tr.pos)  # True without a hand mask (nothing says it was not there)
                 tr.missing_since, tr.hand_at_miss = t, recent or bool(tr.pending) or here
                 tr.hand_left_t = t if hand is not None and here else None
-                if tr.pending and tr.pending[-1].kind == "put" and tr.pending[-1].target is not None:
-                    # taken up again soon after resting in a container: it was poured there
-                    put = tr.pending[-1]
-                    tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, t,
-                                           target=put.target)
-                    tr.inside = None
+                put = tr.pending[-1] if tr.pending and tr.pending[-1].kind == "put" else None
+                if put is not None and (put.target is not None or (
+                        put.over is not None and tr.held_still and t - put.key_s >= self.pour_min_s - 1e-6)):
+                    # taken up again soon after resting in a container, or after it was held still over one (in the
+                    # hand all along, tilted: its centre off the container) for `pour_min_s`: it was poured there;
+                    # decided once it is seen to have left (found again at its place, it was only hidden)
+                    tr.pour_at = t
             elif tr.missing_since is not None and not tr.hand_at_miss and hand is not None \
                     and t - tr.missing_since < self.reach_window_s and self._in_view(tr.pos) \
                     and self._hand_near(hand, tr.pos):
@@ -272,18 +293,18 @@ class VideoTracker:
                 and (t - tr.missing_since < self.moved_confirm_s or not tr.carried):
             # back where it was soon, or never seen carried away: hidden by the hand (and what it held over it,
             # as over a cup being poured into), or put back untouched
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
             return []
         arrived, by_hand = self._arrived(new, tr)
         if arrived - tr.missing_since < self.min_carry_s - 1e-6:
             # it showed at the new place sooner than a hand can lift, carry and set down an object: the object never
             # left; its region changed shape (parts merged or split under the hand) or the view's motion was misread
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
             return []
         if not by_hand and not tr.carried:
             # it showed at the new place with no hand there and was never seen in the hand: things move only with
             # the hand, so this is the object itself, lost by the tracker (the view turned): found, not moved
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = new.pos.copy(), None, t, t
+            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
             return []
         return self._moved(tr, new.pos.copy(), arrived)
 
@@ -312,6 +333,7 @@ class VideoTracker:
         """Track `tr`, taken from its place, came to rest at `pos` from time `rest_s`: its pick and put wait
         (a put into a container for its pour window)."""
         t = self.t
+        self._poured(tr)
         origin_t = self._pick_time(tr)
         tr.pos, tr.missing_since, tr.last_rest, tr.last_seen = pos, None, t, t
         tr.carried = []
@@ -321,13 +343,29 @@ class VideoTracker:
             near = [o for o in self.tracks if o.id != tr.id and o.handled and o.state == "resting"
                     and np.linalg.norm(o.pos - tr.pos) < self.beside_tol]
             beside = min(near, key=lambda o: np.linalg.norm(o.pos - tr.pos)).id if near else None
+        # held still over (or against) a container: every sighting since it came to rest touches the hand (step 1)
+        over = self.container_against(tr) if inside is None else None
+        tr.held_still = True
         if not tr.pending or tr.pending[-1].kind == "put":
             tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t))
         tr.pending.append(Event("put", tr.id, rest_s, origin_t, rest_s,
-                                target=inside.id if inside else None, beside=beside))
+                                target=inside.id if inside else None, beside=beside,
+                                over=over.id if over is not None else None))
         tr.inside, tr.handled = (inside.id if inside else None), True
-        tr.pending_until = t + (self.pour_window_s if inside is not None else 0.0)
+        tr.pending_until = t + (self.pour_window_s if inside is not None or over is not None else 0.0)
         return []
+
+    @staticmethod
+    def _poured(tr: Track) -> None:
+        """`tr`, taken up again at `tr.pour_at` soon after it rested in (or was held still over) a container, is
+        seen to be gone from there (moved on, or not found at that place again): its put there was a pour."""
+        if tr.pour_at is None or not tr.pending or tr.pending[-1].kind != "put":
+            tr.pour_at = None
+            return
+        put = tr.pending[-1]
+        tr.pending[-1] = Event("pour", tr.id, (put.key_s + tr.last_rest) / 2, put.key_s, tr.pour_at,
+                               target=put.target if put.target is not None else put.over)
+        tr.inside, tr.pour_at = None, None
 
     @staticmethod
     def _pick_time(tr: Track) -> float:
@@ -352,6 +390,7 @@ class VideoTracker:
                 tr.pending_until = 0.0
                 out += self._flush(tr, self.t)
             elif tr.state == "resting" and tr.pending:
+                self._poured(tr)
                 out += tr.pending  # taken up again and not seen to rest since: what it did before still happened
                 tr.pending = []
             elif tr.state == "resting" and tr.hand_at_miss:

@@ -29,6 +29,8 @@ class Event:
     end_s: float
     target: int | None = None   # container track (put in / pour into)
     beside: int | None = None   # put next to this track
+    over: int | None = None     # put down still in the hand, over (or against) this container track: if taken up
+                                # again within the pour window, it was poured there
 
 
 @dataclass
@@ -53,6 +55,8 @@ class Track:
     pending_until: float = 0.0
     in_hand: bool = False             # its latest sighting touches the hand (still held, perhaps)
     hand_at_start: bool = False       # the hand was at its place when it was first seen there
+    pour_at: float | None = None      # taken up again then, soon after resting in / held still over a container
+    held_still: bool = False          # since it came to rest, every sighting touched the hand (held, not let go)
     carried: list = field(default_factory=list)  # (t, position) where it was seen in the hand since taken
     hand_near_t: float | None = None  # the last time the hand was at its place
     hand_left_t: float | None = None  # the last time the hand was at its place a moment after it went missing
