@@ -111,15 +111,17 @@ class PutDown:
                 log.info("could not put %s back: %s", obj.name, getattr(f, "detail", f))
         self.c.skills.pick.back_off(obj)
 
-    def set_aside(self, obj: SceneObject, work: list[np.ndarray]) -> None:
+    def set_aside(self, obj: SceneObject, work: list[np.ndarray],
+                  reserved: list[tuple[np.ndarray, float]] = ()) -> None:
         """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto.
         Where to look, in turn, until some spot is free: `table_zone` at `aside_distance` from the work and off the
         arms' way to it; at half that distance (a crowded table); the wider `aside_zone` where the holding arm
         reaches (the reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way
-        (it may block again there, but it no longer stands where it did)."""
+        (it may block again there, but it no longer stands where it did). `reserved`: discs (x/y, radius) kept free
+        for the step that the room is made for."""
         keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
         m, origin = self.cfg.motion, self.c.state.origins.get(obj.name)
-        footprints = self.c.scene.footprints(obj.name)
+        footprints = self.c.scene.footprints(obj.name) + list(reserved)  # spots kept for the step count as taken
         half = m.aside_distance / 2
         stages = [dict(), dict(distance=half), dict(distance=half, zone=m.aside_zone, accept=self.reached_by(obj)),
                   dict(distance=half, corridors=False)]

@@ -20,6 +20,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, PrimitiveFailure
+from memora_core.robot.control.targets import place_target
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 
 # Steps that may move a neighbour aside to get through (a move_to or a hand-over only passes over the table).
 ROOM_MAKING = frozenset({Primitive.PICK, Primitive.PLACE, Primitive.POUR})
+# Free spots of a blocked table put-down kept for it while room is made (the first tried, in order).
+RESERVED_SPOTS = 3
 # Motion failures a fresh arm posture may overcome (not: the arm hit something).
 POSTURE_CAUSES = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, FailureCause.PATH_BLOCKED,
                             FailureCause.STOPPED_SHORT})
@@ -108,11 +111,27 @@ class MakeRoom:
                 return self.c.scene.xy(obj.name).copy()
         return self.c.robot.hand_position()[:2].copy()
 
+    def reserved_spots(self, call: PrimitiveCall) -> list[tuple[np.ndarray, float]]:
+        """For a put-down onto the table (on it, next to something): the first free spots it would use, as
+        footprints of the held object, so that what is set aside to make room does not take them."""
+        held = self.c.robot.held_object()
+        if call.primitive is not Primitive.PLACE or held is None:
+            return []
+        obj = self.c.resolver.require(held)
+        try:
+            target = place_target(self.c, call.target or "", call.relation, obj)
+        except PrimitiveFailure:
+            return []
+        if target.receptacle is not None:
+            return []
+        return [(np.asarray(s[:2], float), obj.radius) for s in target.spots[:RESERVED_SPOTS]]
+
     def clear_away(self, blocker: str, call: PrimitiveCall) -> bool:
         """Set `blocker` aside; a held object (a place that was blocked) is first put down on a free spot too,
         and is picked again by the retried step. False when any of it failed."""
         c = self.c
         work = [self.work_xy(call)]
+        reserved = self.reserved_spots(call)
         try:
             held = c.robot.held_object()
             if call.primitive is Primitive.PICK and held is not None and self.involved(call) & {held}:
@@ -125,7 +144,7 @@ class MakeRoom:
             # The step's own objects are picked again by the retried step: keep the blocker away from them too.
             work += [c.scene.xy(n) for n in self.involved(call) - {blocker} if c.scene.xy(n) is not None]
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
-            c.putdown.set_aside(c.resolver.require(blocker), work)
+            c.putdown.set_aside(c.resolver.require(blocker), work, reserved)
             return True
         except (PrimitiveFailure, LimitViolation) as f:
             log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
