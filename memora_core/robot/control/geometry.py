@@ -90,13 +90,17 @@ def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(p - (a + t * ab)))
 
 
+def side_arm(y: float, m: MotionConfig) -> str:
+    """The arm on the side of table position `y` (`left_arm_min_y`): the one tried first there."""
+    return "left" if y >= m.left_arm_min_y else "right"
+
+
 def reach_corridors(work: list[np.ndarray], m: MotionConfig) -> list[tuple[np.ndarray, np.ndarray]]:
     """For each work point, the table-plane segment its arm's forearm covers while the hand is there: from the
-    base of the arm on the point's side (`arm_bases`, the rule of `left_arm_min_y`) to the point."""
+    base of the arm on the point's side (`arm_bases`, `side_arm`) to the point."""
     out = []
     for w in work:
-        arm = "left" if w[1] >= m.left_arm_min_y else "right"
-        base = m.arm_bases.get(arm)
+        base = m.arm_bases.get(side_arm(float(w[1]), m))
         if base is not None:
             out.append((np.asarray(base, float), np.asarray(w[:2], float)))
     return out

@@ -10,7 +10,8 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
-                                                 hand_frame_footprint, lowest_reach, palm_inner_direction, preshape)
+                                                 hand_frame_footprint, lowest_reach, palm_inner_direction, preshape,
+                                                 side_arm)
 from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
@@ -37,7 +38,7 @@ class GraspChooser:
 
     def arm_order(self, y: float) -> list[str]:
         """The arm on the object's side first; the other as a fallback."""
-        first = "left" if y >= self.cfg.motion.left_arm_min_y else "right"
+        first = side_arm(y, self.cfg.motion)
         return [a for a in (first, "right" if first == "left" else "left") if a in self.cfg.arms]
 
     @property

@@ -29,9 +29,13 @@ class PutDown:
         spots = table_spots(near, obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion, min_dist)
         if self.robot.held_object() != obj.name:
             return spots
-        scene = self.c.scene
-        palm_z = self.c.table_z + scene.held_half_up(obj) + self.cfg.motion.release_gap + scene.hang(obj.name)[2]
-        return spots_by_reach(self.c.reach, spots, self.robot.arm, palm_z)
+        return spots_by_reach(self.c.reach, spots, self.robot.arm, self.release_palm_z(obj))
+
+    def release_palm_z(self, obj: SceneObject, hanging: bool = True) -> float:
+        """Palm height at which `obj`, put down on the table, is let go (`hanging`: as it hangs from the hand
+        holding it now)."""
+        z = self.c.table_z + self.c.scene.held_half_up(obj) + self.cfg.motion.release_gap
+        return z + (self.c.scene.hang(obj.name)[2] if hanging else 0.0)
 
     def stand_as_grasped(self, obj: SceneObject) -> None:
         """When the held `obj` leans more than `upright_tolerance_deg` from how it stood at the grasp, hold the hand
@@ -139,7 +143,7 @@ class PutDown:
     def reached_by(self, obj: SceneObject, arm: str | None = None):
         """Whether `arm` (default: the one holding `obj`) reaches a table spot for `obj` at its release height by
         the reachability map (yes without a map)."""
-        palm_z = self.c.table_z + self.c.scene.held_half_up(obj) + self.cfg.motion.release_gap
+        palm_z = self.release_palm_z(obj, hanging=False)
         arm = arm or self.robot.arm
         return lambda s: reaches(self.c.reach, (float(s[0]), float(s[1]), palm_z), arm) is not False
 
