@@ -82,35 +82,26 @@ class VideoTracker:
         x, y = int(pos[0]), int(pos[1])
         return bool(hand[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].any())
 
+    def _nearest_container(self, me: Track, pos: np.ndarray, fits) -> Track | None:
+        """The resting container nearest `pos` that `fits` accepts: not `me`, nor `me`'s look-alike double (a thing
+        is not inside the same object seen twice)."""
+        found = [c for c in self.tracks if c.id != me.id and c.state == "resting" and self.is_container(c)
+                 and self.look_cost(c, me.colour, me.category) >= 0.3 and fits(c)]
+        return min(found, key=lambda c: float(np.linalg.norm(c.pos - pos)), default=None)
+
     def container_at(self, pos: np.ndarray, exclude: int) -> Track | None:
-        best, best_d = None, float("inf")
-        me = self.tracks[exclude]
-        for c in self.tracks:
-            if c.id == exclude or c.state != "resting" or not self.is_container(c):
-                continue
-            if self.look_cost(c, me.colour, me.category) < 0.3:
-                continue  # a thing is not inside its own look-alike double (the same object seen twice)
+        """A container whose box (widened a little) holds `pos`: what track `exclude`, at rest there, is in."""
+        def holds(c: Track) -> bool:
             x, y, bw, bh = c.box
-            inside = x - 0.1 * bw <= pos[0] <= x + 1.1 * bw and y - 0.2 * bh <= pos[1] <= y + 1.1 * bh
-            d = float(np.linalg.norm(c.pos - pos))
-            if inside and d < best_d:
-                best, best_d = c, d
-        return best
+            return x - 0.1 * bw <= pos[0] <= x + 1.1 * bw and y - 0.2 * bh <= pos[1] <= y + 1.1 * bh
+        return self._nearest_container(self.tracks[exclude], pos, holds)
 
     def container_against(self, tr: Track) -> Track | None:
         """A container whose box touches `tr`'s box (within the place tolerance): what a thing held still beside
         or over it (tilted, so its centre is off the container) may be pouring into. Not its own look-alike."""
         m = int(self.tol)
-        best, best_d = None, float("inf")
-        for c in self.tracks:
-            if c.id == tr.id or c.state != "resting" or c.missing_since is not None or not self.is_container(c):
-                continue
-            if self.look_cost(c, tr.colour, tr.category) < 0.3 or not overlap(c.box, tr.box, margin=m):
-                continue
-            d = float(np.linalg.norm(c.pos - tr.pos))
-            if d < best_d:
-                best, best_d = c, d
-        return best
+        return self._nearest_container(tr, tr.pos, lambda c: c.missing_since is None
+                                       and overlap(c.box, tr.box, margin=m))
 
     # ------------------------------------------------------------------ per frame
     def step(self, t: float, sightings: list[Sighting], grey: np.ndarray | None = None,
@@ -293,18 +284,18 @@ class VideoTracker:
                 and (t - tr.missing_since < self.moved_confirm_s or not tr.carried):
             # back where it was soon, or never seen carried away: hidden by the hand (and what it held over it,
             # as over a cup being poured into), or put back untouched
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
+            self._found_at(tr, new.pos, t)
             return []
         arrived, by_hand = self._arrived(new, tr)
         if arrived - tr.missing_since < self.min_carry_s - 1e-6:
             # it showed at the new place sooner than a hand can lift, carry and set down an object: the object never
             # left; its region changed shape (parts merged or split under the hand) or the view's motion was misread
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
+            self._found_at(tr, new.pos, t)
             return []
         if not by_hand and not tr.carried:
             # it showed at the new place with no hand there and was never seen in the hand: things move only with
             # the hand, so this is the object itself, lost by the tracker (the view turned): found, not moved
-            tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = new.pos.copy(), None, t, t, None
+            self._found_at(tr, new.pos, t)
             return []
         return self._moved(tr, new.pos.copy(), arrived)
 
@@ -354,6 +345,11 @@ class VideoTracker:
         tr.inside, tr.handled = (inside.id if inside else None), True
         tr.pending_until = t + (self.pour_window_s if inside is not None or over is not None else 0.0)
         return []
+
+    @staticmethod
+    def _found_at(tr: Track, pos: np.ndarray, t: float) -> None:
+        """`tr`, missing, is found again at rest at `pos`: it never left (no pick, no put, no pour)."""
+        tr.pos, tr.missing_since, tr.last_rest, tr.last_seen, tr.pour_at = pos.copy(), None, t, t, None
 
     @staticmethod
     def _poured(tr: Track) -> None:
