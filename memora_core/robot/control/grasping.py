@@ -89,64 +89,78 @@ class GraspChooser:
                              PRESHAPE_MARGIN)
         self.robot.shape_hand(arm, *shape)
 
+    def candidates(self, obj: SceneObject, points: list[np.ndarray], arms: list[str] | None,
+                   top: np.ndarray | None, skip: set[GraspKey]):
+        """(arm, hand pose, grasp point) in the fixed rule order: fixed-yaw hands at every grasp point first,
+        hands along a long object's axis after them; each arm in reach order. Selects the arm (and, for finger
+        grasps, pre-shapes the hand) before yielding; the caller restores the arm."""
+        reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
+        for base, aligned in [(b, a) for a in (False, True) for b in points]:
+            for arm in arms or arms_by_reach(self.c.reach, base, self.arm_order(float(base[1]))):
+                self.robot.use_arm(arm)
+                for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
+                    if pose.finger_offset is not None:
+                        grasp_pt = self.finger_point(obj, arm, pose, base)
+                        if grasp_pt is None:
+                            continue
+                    else:
+                        # A pitched hand's fingers reach further down: its palm stays higher above the table.
+                        grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
+                        if top is not None and np.linalg.norm(grasp_pt - top) > reach:
+                            continue  # too high above this (low) object for the hand to close on it
+                    if grasp_key(arm, pose, grasp_pt) in skip:
+                        continue  # tried already and blocked once the arm moved
+                    yield arm, pose, grasp_pt
+
+    def finger_point(self, obj: SceneObject, arm: str, pose: GraspPose, base: np.ndarray) -> np.ndarray | None:
+        """The palm point of a finger grasp at `base` (the hand pre-shaped for it), or None where this hand
+        cannot close on the object there."""
+        rot = self.robot.object_pose(obj.name)[1]
+        # A rolled hand (the flat sweep pinch) is placed by the table it sweeps along: its palm height is its
+        # own, the object's side plays no part.
+        wide = 0.0 if pose.roll_deg else half_width(obj.radius, obj.horizontal_axes(rot),
+                                                    palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm,
+                                                                         pose.roll_deg))
+        grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
+                                      obj.half_up(rot), wide, pose.roll_deg)
+        raised = self.c.table_z + pose.min_palm_height - grasp_pt[2]
+        if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0:
+            return None  # a tilted hand held higher than its grip would land its fingers on top
+        grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
+                       else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
+        if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg, arm,
+                                                pose.roll_deg) + THUMB_OVERLAP:
+            return None  # too low for this hand: its thumb closes above the object's top
+        self.shape_hand(obj, arm, pose, wide, rot)
+        return grasp_pt
+
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
                skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
-        """The first (arm, hand pose, grasp point), in a fixed rule order, whose vertical descent from cruise
-        height is reachable and keeps clear of every other object and the table; with that descent's checked
-        joint path (first waypoint: the posture above). NO_GRASP (with the neighbours that blocked the most
-        candidates first) when none is."""
+        """The first (arm, hand pose, grasp point) of `candidates` whose vertical descent from cruise height is
+        reachable and keeps clear of every other object and the table; with that descent's checked joint path
+        (first waypoint: the posture above). NO_GRASP (with the neighbours that blocked the most candidates
+        first) when none is."""
         arm_motion, state = self.c.arm, self.c.state
         current, failures = self.robot.arm, []
         cruise = arm_motion.cruise_z()
         free = ignore - {obj.name}
-        reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
         try:
-            # Fixed-yaw hands at every grasp point first; hands along a long object's axis only after them.
-            for base, aligned in [(b, a) for a in (False, True) for b in points]:
-                for arm in arms or arms_by_reach(self.c.reach, base, self.arm_order(float(base[1]))):
-                    self.robot.use_arm(arm)
-                    for pose in [p for p in self.poses_for(obj, arm) if p.along_long_axis == aligned]:
-                        if pose.finger_offset is not None:
-                            rot = self.robot.object_pose(obj.name)[1]
-                            # A rolled hand (the flat sweep pinch) is placed by the table it sweeps along: its
-                            # palm height is its own, the object's side plays no part.
-                            wide = 0.0 if pose.roll_deg else half_width(
-                                obj.radius, obj.horizontal_axes(rot),
-                                palm_inner_direction(pose.yaw_deg, pose.pitch_deg, arm, pose.roll_deg))
-                            grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
-                                                          obj.half_up(rot), wide, pose.roll_deg)
-                            raised = self.c.table_z + pose.min_palm_height - grasp_pt[2]
-                            if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0:
-                                continue  # a tilted hand held higher than its grip would land its fingers on top
-                            grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
-                                           else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
-                            if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg,
-                                                                    arm, pose.roll_deg) + THUMB_OVERLAP:
-                                continue  # too low for this hand: its thumb closes above the object's top
-                            self.shape_hand(obj, arm, pose, wide, rot)
-                        else:
-                            # A pitched hand's fingers reach further down: its palm stays higher above the table.
-                            grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
-                        if pose.finger_offset is None and top is not None and np.linalg.norm(grasp_pt - top) > reach:
-                            continue  # too high above this (low) object for the hand to close on it
-                        if grasp_key(arm, pose, grasp_pt) in skip:
-                            continue  # tried already and blocked once the arm moved
-                        above = np.array([grasp_pt[0], grasp_pt[1],
-                                          max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
-                        pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
-                        state.pose = pose
-                        try:
-                            # The end point first: it is where a crowded grasp fails, and one IK solve says so.
-                            arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
-                            # Down to the grasp the hand must not run into the object either: only at the grasp
-                            # point may it touch it.
-                            path = arm_motion.plan_line(above, free, "above", start_xyz=above)
-                            path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
-                            path += arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
-                            return arm, pose, grasp_pt, path
-                        except PrimitiveFailure as f:
-                            failures.append(f)
+            for arm, pose, grasp_pt in self.candidates(obj, points, arms, top, skip):
+                above = np.array([grasp_pt[0], grasp_pt[1], max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
+                pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
+                state.pose = pose
+                try:
+                    # The end point first: it is where a crowded grasp fails, and one IK solve says so.
+                    arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
+                    # Down to the grasp the hand must not run into the object either: only at the grasp point may
+                    # it touch it.
+                    path = arm_motion.plan_line(above, free, "above", start_xyz=above)
+                    path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
+                    path += arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
+                    return arm, pose, grasp_pt, path
+                except PrimitiveFailure as f:
+                    failures.append(f)
         finally:
             self.robot.use_arm(current)
         if not failures:
