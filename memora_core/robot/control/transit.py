@@ -104,9 +104,9 @@ class Transit:
         failure = None
         # A tall neighbour in the forearm's way at cruise height: also try passing higher.
         levels = levels + [levels[0] + d for d in self.cfg.motion.high_carry]
-        if hand[2] > levels[0] + 0.01:
-            # Already above cruise height (a retract left the hand high over what it let go of): travel at this
-            # height first rather than first going down towards what lies below the hand.
+        if self.robot.held_object() is None and hand[2] > levels[0] + 0.01:
+            # An empty hand already above cruise height (a retract left it high over what it let go of): travel
+            # at this height first rather than first going down towards what lies below the hand.
             levels = [float(hand[2])] + levels
         # Holding the grasp's hand orientation may put a far target out of reach: then once more with the
         # hand free to turn. A relaxed carry stays relaxed for the rest of this hold.
