@@ -140,6 +140,10 @@ class MotionConfig(_Cfg):
     # The guarded approach closes the hand at the fingers' first touch only on objects that tip: half-height at
     # least this fraction of the footprint radius (a tea box, a cup); flat ones (bread) are pressed on.
     tip_ratio: float = Field(default=0.6, gt=0)
+    press_tilt_deg: float = Field(default=10.0, gt=0, description=(
+        "degrees an object may tip under the approaching palm before the hand can close on it; beyond that the "
+        "approach stops and the next grasp candidate is tried (a palm pressing on at a flat object's edge "
+        "stands it on that edge)"))
     # A pick whose chosen grasp was blocked after the arm moved (approach stopped short, lift blocked by a
     # neighbour) backs off and tries the next grasp candidate (the other arm, another hand pose), this many times in all.
     pick_attempts: int = Field(default=3, ge=1)

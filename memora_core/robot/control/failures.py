@@ -32,6 +32,7 @@ class FailureCause(str, Enum):
     NOT_GRASPABLE = "not_graspable"      # the object lies over (a round one cannot be taken from the top)
     HAND_FULL = "hand_full"              # the hand already holds something else
     PALM_SHORT = "palm_short"            # the hand could not close on the object (`gap`, `blocked_by`)
+    TIPPED = "tipped"                    # the approaching hand tipped the object it went for (`angle_deg`)
     LIFTED_NEIGHBOUR = "lifted_neighbour"  # a neighbour came up with the object (`blocked_by`)
     SLIPPED = "slipped"                  # the held object left the hand
     LANDED_OFF = "landed_off"            # placed `gap` m from the target, beyond tolerance

@@ -193,6 +193,8 @@ class PickSkill:
                 continue
             if obj is not None and self.robot.grasp(obj.name, self.finger_reach() if tips else 0.0):
                 return
+            if obj is not None and not fingers:
+                self.stop_if_tipping(obj)
 
     def close_in(self, obj: SceneObject, grasp_pt: np.ndarray, ignore: set[str]) -> None:
         """The palm stopped short of the grasp point: step straight down in small checked moves until the hand
@@ -205,6 +207,20 @@ class PickSkill:
                 return
             if self.robot.grasp(obj.name):
                 return
+            self.stop_if_tipping(obj)
+
+    def stop_if_tipping(self, obj: SceneObject) -> None:
+        """A palm that has not closed yet and already tipped the object `press_tilt_deg` from how it stood when
+        the pick began stops there (TIPPED: the pick backs off and tries its next grasp); pressing on would stand
+        a flat object on its edge or push a box over."""
+        pose, up = self.robot.object_pose(obj.name), self.c.state.origin_up
+        if pose is None or up is None:
+            return
+        angle = float(np.degrees(np.arccos(np.clip(float(pose[1].T[:, 2] @ up), -1.0, 1.0))))
+        if angle > self.cfg.motion.press_tilt_deg:
+            raise PrimitiveFailure(FailureReason.COLLISION, f"approach: the palm tipped {obj.name} {angle:.0f} deg "
+                                   "before it could close", cause=FailureCause.TIPPED, what="approach",
+                                   angle_deg=angle)
 
     def tips(self, obj: SceneObject) -> bool:
         """Whether `obj` is tall for its footprint (`tip_ratio`): let go leaning, it falls over."""
