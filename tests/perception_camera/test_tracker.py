@@ -360,3 +360,27 @@ def test_held_still_against_a_container_then_carried_off_is_a_pour() -> None:
     assert tr.tracks[pour.target].colour == "orange" and 2.5 <= pour.key_s <= 4.5
     tr = _tracker()
     assert [e.kind for e in _run(tr, _held_beside_the_cup(still_in_hand=False))] == ["pick", "put", "pick", "put"]
+
+
+def test_put_timed_ahead_of_its_first_sighting_by_the_lead_never_before_the_pick() -> None:
+    """The hand hides what it lets go of until it has drawn back: with put_lead_s the put is that long before the
+    moment read from the first sighting at the new place (3.0 s in the first test: 2.5 s with a 0.5 s lead). A
+    lead longer than the carry stops at the pick (a thing is not set down before it is taken)."""
+    moved = lambda t: [s for s in SCENE(t) if s.colour != "yellow"]  # noqa: E731
+    frames = [(t, SCENE(t), None) for t in (0.0, 0.5, 1.0)]
+    frames += [(1.5, moved(1.5), _hand_at(260, 200)), (2.0, moved(2.0), None), (2.5, moved(2.5), None)]
+    frames += [(t, moved(t) + [_s(t, 150, 60, "yellow", "spoon")], None) for t in (3.0, 3.5, 4.0, 4.5)]
+    for lead, want in ((0.0, 3.0), (0.5, 2.5)):
+        tr = replace_lead(lead)
+        events = _run(tr, frames)
+        assert [e.kind for e in events] == ["pick", "put"]
+        assert events[1].key_s == want and events[1].end_s == want
+    tr = replace_lead(5.0)
+    pick, put = _run(tr, frames)
+    assert put.key_s == pick.key_s and 1.0 <= pick.key_s <= 1.5
+
+
+def replace_lead(lead: float) -> VideoTracker:
+    return VideoTracker(320, 240, place_tol=0.06, rest_frames=2, moved_confirm_s=2.5, pour_min_s=1.0, beside_tol=0.09,
+                        is_container=lambda tr: int(np.argmax(tr.category)) == CATS.index("cup"),
+                        pour_window_s=3.0, forget_s=8.0, put_lead_s=lead)

@@ -79,7 +79,7 @@ class CameraPerception(PerceptionBackend):
                 w, h, c.place_tol, c.rest_frames, c.moved_confirm_s, c.pour_min_s, c.beside_tol,
                 is_container=lambda t: t.category is not None and int(np.argmax(t.category)) in containers,
                 pour_window_s=c.pour_window_s, forget_s=c.forget_s, min_carry_s=c.min_carry_s,
-                reach_window_s=c.reach_window_s)
+                reach_window_s=c.reach_window_s, put_lead_s=c.put_lead_s)
             self._reported[video_id] = 0
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)

@@ -38,6 +38,10 @@ class CameraPerceptionConfig(BaseModel):
                                "thing that fast): it is the object itself, found again")
     reach_window_s: float = Field(default=4.0, ge=0, description="an object that went missing with no hand at its "
                                   "place (hidden) is taken when the hand comes to its place within this many seconds")
+    put_lead_s: float = Field(default=0.5, ge=0, description="a put is timed this long before the moment read from "
+                              "the object's first sighting at its new place (and the hand's stay there just before): "
+                              "the hand hides what it lets go of until it has drawn back (never before the pick). "
+                              "On dev the camera's puts were late by a median 0.5-0.7 s")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "

@@ -39,7 +39,7 @@ class VideoTracker:
     def __init__(self, width: int, height: int, place_tol: float, rest_frames: int, moved_confirm_s: float,
                  pour_min_s: float, beside_tol: float, is_container, pour_window_s: float = 3.0,
                  forget_s: float = 8.0, hand_recent_s: float = 1.0, min_carry_s: float = 0.0,
-                 reach_window_s: float = 0.0) -> None:
+                 reach_window_s: float = 0.0, put_lead_s: float = 0.0) -> None:
         self.w, self.h = width, height
         self.tol = place_tol * width
         self.rest_frames = rest_frames
@@ -51,6 +51,7 @@ class VideoTracker:
         self.hand_recent_s = hand_recent_s  # the hand was at a place this recently: it may have taken what was there
         self.min_carry_s = min_carry_s  # no object is taken, carried and set down elsewhere faster than this
         self.reach_window_s = reach_window_s  # hidden this recently, then the hand at its place: taken then
+        self.put_lead_s = put_lead_s  # a put is timed this long before it was first seen at rest (not before the pick)
         self.beside_tol = beside_tol * width
         self.is_container = is_container  # Track -> bool (from its category)
         self.tracks: list[Track] = []
@@ -339,7 +340,9 @@ class VideoTracker:
         tr.held_still = True
         if not tr.pending or tr.pending[-1].kind == "put":
             tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t))
-        tr.pending.append(Event("put", tr.id, rest_s, origin_t, rest_s,
+        # the hand hides what it lets go of until it has drawn back: the release was before the thing first showed
+        put_s = max(origin_t, rest_s - self.put_lead_s)
+        tr.pending.append(Event("put", tr.id, put_s, origin_t, put_s,
                                 target=inside.id if inside else None, beside=beside,
                                 over=over.id if over is not None else None))
         tr.inside, tr.handled = (inside.id if inside else None), True
