@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -24,7 +24,7 @@ from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.naming import action_text, object_name
 from memora_core.perception.camera.regions import TABLE, PalmSettings, Region, find_regions
-from memora_core.perception.camera.tracker import Sighting, Track, VideoTracker
+from memora_core.perception.camera.tracker import Event, Sighting, Track, VideoTracker
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ class CameraPerception(PerceptionBackend):
         self._model = model
         self._trackers: OrderedDict[str, VideoTracker] = OrderedDict()
         self._reported: dict[str, int] = {}  # video -> events already reported
+        self._said: dict[str, list[tuple[str, str, float]]] = {}  # video -> (kind, object name, key time) reported
         self._audio = None
         self._duration: dict[str, float] = {}  # video -> duration, when known (set_duration)
 
@@ -81,9 +82,11 @@ class CameraPerception(PerceptionBackend):
                 pour_window_s=c.pour_window_s, forget_s=c.forget_s, min_carry_s=c.min_carry_s,
                 reach_window_s=c.reach_window_s, put_lead_s=c.put_lead_s)
             self._reported[video_id] = 0
+            self._said[video_id] = []
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)
                 self._reported.pop(old, None)
+                self._said.pop(old, None)
         self._trackers.move_to_end(video_id)
         return tr
 
@@ -165,7 +168,7 @@ class CameraPerception(PerceptionBackend):
                 tracker.flush_all()
             new = tracker.events[self._reported[seg.video_id]:]
             self._reported[seg.video_id] = len(tracker.events)
-            actions = [self._action(e, tracker) for e in new]
+            actions = [self._action(e, tracker) for e in self._once(new, tracker, seg.video_id)]
         if table_seen:
             objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))
         if not seg.transcript and self.cfg.transcribe and self.cfg.video_root:
@@ -212,6 +215,29 @@ class CameraPerception(PerceptionBackend):
                                  text=action_text(e.kind, verb, obj, target, beside, self.cfg.surface_name),
                                  source_id=f"{e.kind}@{e.key_s:.3f}")
 
+    def _once(self, events: list[Event], tracker: VideoTracker, video_id: str) -> list[Event]:
+        """One event per action: events of one kind on objects of one name within `same_action_s` of each other are
+        one action (one object followed as two tracks, its parts or itself seen twice, both moved with it): reported
+        once, at their mean time; one already reported (in an earlier segment) stands and the later are dropped."""
+        said, win = self._said.setdefault(video_id, []), self.cfg.same_action_s
+        groups: list[tuple[str, list[Event]]] = []
+        for e in events:
+            name = self.track_name(tracker.tracks[e.track], tracker)
+            if any(k == e.kind and n == name and abs(t - e.key_s) <= win for k, n, t in said):
+                continue
+            g = next((g for n, g in groups if n == name and g[0].kind == e.kind
+                      and abs(g[0].key_s - e.key_s) <= win), None)
+            if g is None:
+                groups.append((name, [e]))
+            else:
+                g.append(e)
+        out = []
+        for name, g in groups:
+            key = sum(e.key_s for e in g) / len(g)
+            out.append(replace(g[0], key_s=key, start_s=min(e.start_s for e in g), end_s=max(e.end_s for e in g)))
+            said.append((g[0].kind, name, key))
+        return out
+
     def set_duration(self, video_id: str, duration_s: float) -> None:
         """The video's length: its last segment reports what still waits (a put into a container)."""
         self._duration[video_id] = duration_s
@@ -219,6 +245,7 @@ class CameraPerception(PerceptionBackend):
     def close(self) -> None:
         self._trackers.clear()
         self._reported.clear()
+        self._said.clear()
 
 
 register_backend("camera", CameraPerception)

@@ -42,6 +42,9 @@ class CameraPerceptionConfig(BaseModel):
                               "the object's first sighting at its new place (and the hand's stay there just before): "
                               "the hand hides what it lets go of until it has drawn back (never before the pick). "
                               "On dev the camera's puts were late by a median 0.5-0.7 s")
+    same_action_s: float = Field(default=1.0, ge=0, description="actions of one kind on objects of one name this "
+                                 "close in time are one action (one object followed as two tracks, both moved): "
+                                 "reported once, at their mean time")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "
