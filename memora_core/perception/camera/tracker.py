@@ -281,10 +281,12 @@ class VideoTracker:
         new.state = "gone"
         tr.absorb(new)
         tr.seen += new.seen
-        if np.linalg.norm(tr.pos - new.pos) < self.tol and not tr.pending \
-                and (t - tr.missing_since < self.moved_confirm_s or not tr.carried):
-            # back where it was soon, or never seen carried away: hidden by the hand (and what it held over it,
-            # as over a cup being poured into), or put back untouched
+        d = float(np.linalg.norm(tr.pos - new.pos)) / self.tol
+        if not tr.pending and (d < 1 and (t - tr.missing_since < self.moved_confirm_s or not tr.carried)
+                               or d < 0.5 and len(tr.carried) < 2):
+            # back where it was soon, or never seen carried away (once is not enough back within half the tolerance
+            # of its place, where a thing at rest stays): hidden by the hand (and what it held over it, as over a
+            # cup being poured into), or put back untouched
             self._found_at(tr, new.pos, t)
             return []
         arrived, by_hand = self._arrived(new, tr)
