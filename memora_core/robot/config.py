@@ -68,6 +68,9 @@ class GraspPose(_Cfg):
     roll_deg: float = Field(default=0.0, ge=0, le=90)
     # Only for objects at most this tall (m, their measured height); None: any height.
     max_object_height: float | None = Field(default=None, gt=0)
+    # Only for objects at least this tall (m, their measured height); None: any height (a palm-over pinch for
+    # boxes leaves the flat ones to the sweep pinch made for them).
+    min_object_height: float | None = Field(default=None, gt=0)
     # (thumb, fingers) closing fractions the empty hand takes before reaching for the object with this pose
     # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
     preshape: tuple[float, float] | None = None

@@ -63,6 +63,8 @@ class GraspChooser:
                 continue  # a finger pose needs a hand that closes its fingers, and a palm pose the reverse
             if pose.max_object_height is not None and (height is None or height > pose.max_object_height):
                 continue  # a hand for flat objects only (by the object's measured height)
+            if pose.min_object_height is not None and (height is None or height < pose.min_object_height):
+                continue  # a hand for objects at least this tall
             if not pose.along_long_axis:
                 out.append(pose)
                 continue
@@ -124,8 +126,9 @@ class GraspChooser:
         grasp_pt = finger_grasp_point(base, arm, pose.yaw_deg, pose.pitch_deg, pose.finger_offset,
                                       obj.half_up(rot), wide, pose.roll_deg)
         raised = self.c.table_z + pose.min_palm_height - grasp_pt[2]
-        if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0:
-            return None  # a tilted hand held higher than its grip would land its fingers on top
+        if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0 and not pose.roll_deg:
+            return None  # a tilted hand held higher than its grip would land its fingers on top (a rolled hand
+            # is placed by the table, at its own palm height, whatever its pitch)
         grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
                        else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
         if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg, arm,

@@ -1,0 +1,59 @@
+"""A tea box with neighbours close on every side (a can, a cup, another box, a spoon, bread, a bowl), picked by the
+Dex3 fingers in MuJoCo (sim_g1_dex3, no recoveries: nothing is moved aside first). Every level finger grasp puts
+the wrist, at palm height 4.5 cm, into a neighbour; the palm-over pinch ("top pinch": the hand rolled over the
+box, thumb behind it, index and middle sweeping it against the thumb) takes it with thumb and a finger on it and
+lifts it, no neighbour knocked over. Without the palm-over poses the same pick is refused as no_grasp."""
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config, make_robot
+from memora_core.robot.control import RuleBasedController
+from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.monitor import toppled
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+
+BOX = "cinnamon tea box"
+CROWD = {BOX: (0.439, 0.16, -0.597), "fanta can": (0.363, 0.047, -1.558), "green cup": (0.5, 0.277, -2.505),
+         "lipton tea box": (0.289, 0.161, 1.531), "metal spoon": (0.504, 0.025, -1.033),
+         "bread": (0.267, 0.295, -2.938), "grey bowl": (0.264, -0.052, 0.541)}
+
+
+def _pick(top_pinch: bool):
+    cfg = load_robot_config("sim_g1_dex3")
+    if not top_pinch:
+        poses = [p for p in cfg.motion.grasp_poses if p.min_object_height is None]
+        cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+    robot = make_robot(cfg, layout=Layout(seed=0, poses=CROWD))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
+    before = robot.object_pose(BOX)[0]
+    result = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=BOX))
+    return robot, ctl, result, before
+
+
+def test_a_crowded_box_is_taken_by_the_palm_over_pinch():
+    robot, ctl, result, before = _pick(top_pinch=True)
+    try:
+        assert result.success, result.detail
+        assert ctl.c.state.pose.name.startswith("top pinch")
+        assert robot.held_object() == BOX
+        hand = robot._dex3[robot.arm]
+        body = robot.model.body(robot.scene.object(BOX).body_name).id
+        assert "thumb" in hand.touching(body) and hand.touching(body) & {"index", "middle"}
+        assert robot.object_pose(BOX)[0][2] - before[2] > 0.08  # lifted
+        rots = {n: robot.object_pose(n)[1] for n in CROWD}
+        assert not toppled(rots, exclude={BOX})
+    finally:
+        robot.close()
+
+
+def test_without_the_palm_over_pinch_the_crowded_box_is_refused():
+    robot, _, result, before = _pick(top_pinch=False)
+    try:
+        assert not result.success
+        assert result.cause is FailureCause.NO_GRASP
+        assert np.linalg.norm(robot.object_pose(BOX)[0] - before) < 0.005  # untouched
+    finally:
+        robot.close()
