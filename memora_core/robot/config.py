@@ -71,6 +71,9 @@ class GraspPose(_Cfg):
     # Only for objects at least this tall (m, their measured height); None: any height (a palm-over pinch for
     # boxes leaves the flat ones to the sweep pinch made for them).
     min_object_height: float | None = Field(default=None, gt=0)
+    # Tried before every hand without it, for the objects it fits (each grasp point, each arm in reach order):
+    # a hand that holds more surely than the others where it fits.
+    tried_first: bool = False
     # (thumb, fingers) closing fractions the empty hand takes before reaching for the object with this pose
     # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
     preshape: tuple[float, float] | None = None

@@ -57,3 +57,20 @@ def test_without_the_palm_over_pinch_the_crowded_box_is_refused():
         assert np.linalg.norm(robot.object_pose(BOX)[0] - before) < 0.005  # untouched
     finally:
         robot.close()
+
+
+def test_the_palm_over_pinch_is_tried_before_the_level_hands():
+    """tried_first: on a lone tea box the palm-over pinch comes first, the level hands after it."""
+    robot = make_robot("sim_g1_dex3", layout=Layout(seed=0, poses={BOX: CROWD[BOX]}))
+    try:
+        ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
+        g = ctl.c.grasps
+        obj = ctl.c.resolver.require(BOX)
+        pos, rot = robot.object_pose(BOX)
+        top = pos + np.array([0.0, 0.0, obj.half_up(rot)])
+        names = [pose.name for _, pose, _ in g.candidates(obj, g.points(obj, top, rot), None, top, set())]
+        assert names[0].startswith("top pinch")
+        assert "beside" in names and names.index("beside") > max(i for i, n in enumerate(names)
+                                                                  if n.startswith("top pinch"))
+    finally:
+        robot.close()
