@@ -7,7 +7,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import (aside_spots, corridor_clear, edge_gap, handoff_spots, rotation_onto,
                                                  table_spots)
 from memora_core.robot.control.reach import reaches, spots_by_reach
@@ -51,12 +51,31 @@ class PutDown:
         log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name, lean)
         s.held_rot, s.held_cost = rotation_onto(up, np.array([0.0, 0.0, 1.0])) @ self.robot.hand_rotation(), None
 
+    def stand_here(self, obj: SceneObject) -> None:
+        """After the carry to the spot (which may have had to let the hand turn, or not turned it all the way):
+        when `obj` still leans beyond `upright_tolerance_deg`, turn the hand where it is to stand it. A turn the
+        arm cannot make there leaves the hand as it arrived."""
+        s = self.c.state
+        before = (s.held_rot, s.held_cost)
+        self.stand_as_grasped(obj)
+        if s.held_rot is before[0]:
+            return  # it stands well enough
+        try:
+            self.c.arm.go(self.robot.hand_position(), {obj.name}, "stand")
+        except PrimitiveFailure as f:
+            if f.cause not in PLAN_REFUSED:
+                raise
+            log.info("%s: cannot turn the hand here (%s)", obj.name, f.detail)
+            s.held_rot, s.held_cost = before
+
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         scene = self.c.scene
         self.stand_as_grasped(obj)
         hang = scene.hang(obj.name)
         ignore = {obj.name, "table"}
         self.c.transit.transit(xy + hang[:2], {obj.name})
+        if self.c.skills.pick.tips(obj):
+            self.stand_here(obj)
         # A carry that had to let the hand turn arrives with the object hanging differently: aim from here. The
         # lowering aims the object itself (the place skill's): the hand may turn on the way down (back towards
         # the grasp's orientation after a relaxed carry) and swing what hangs below it. Not guarded: a spot whose
