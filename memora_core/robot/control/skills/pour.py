@@ -8,7 +8,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import pour_spots
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
@@ -40,6 +40,7 @@ class PourSkill:
             if not spots:
                 raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
+            self.leave_cup(obj, cup)
             c.putdown.put_back_near(obj, origin[:2])
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
             try:
@@ -53,7 +54,23 @@ class PourSkill:
             self.pour_with_this_arm(obj, cup)
         origin = c.state.origins.get(obj.name)
         if origin is not None:  # put the bottle back where it came from (else on a free spot next to it)
+            self.leave_cup(obj, cup)
             c.putdown.put_back_near(obj, origin[:2])
+
+    def leave_cup(self, obj: SceneObject, cup: SceneObject) -> None:
+        """Straight up to cruise height from beside the cup, passing as close to it as the pour poses came (the
+        cup ignored): the carry that follows would refuse its first rise next to the cup's rim. A rise the arm
+        cannot plan here leaves the hand where it is (the carry then tries its own)."""
+        hand = self.robot.hand_position()
+        z = self.c.arm.cruise_z()
+        if z - hand[2] < 0.01:
+            return
+        try:
+            self.c.arm.go(np.array([hand[0], hand[1], z]), {obj.name, cup.name}, "off the cup")
+        except PrimitiveFailure as f:
+            if f.cause not in PLAN_REFUSED:
+                raise
+            log.debug("pour: no straight rise off %s (%s)", cup.name, f.detail)
 
     def spots(self, cup: SceneObject, bottle: SceneObject) -> list[np.ndarray]:
         """Free table spots for `cup` with room beside it for `bottle`, nearest the work area first."""
