@@ -64,6 +64,9 @@ class AgentSettings(_Cfg):
     # ... and a typed record that adds at least this much to the best choice (knowledge_weight x support) is
     # memory support for answering at all, where the episodes alone would say E (the question's words not in them)
     knowledge_min_support: float = Field(default=0.1, ge=0, le=2)
+    knowledge_next_preferences: bool = Field(default=False, description=(
+        "full MEMORA, a 'what next' question: the typed preferences about the objects it names count beside "
+        "the habits its action triggers (what the person does to an object, where it goes)"))
     episode_weight: float = Field(default=1.25, ge=0, le=3, description=(
         "full MEMORA, a question naming a video and an object: the weight of that episode's consolidated step "
         "list about the object (get_episode_steps) among the retrieved windows; 0 turns the read off"))

@@ -26,13 +26,20 @@ class KnowledgeView:
     options: tuple[tuple[str, float], ...]   # (option as an action text, count relative to the most frequent)
 
 
+def say_action(action: str, subject: str, second: str = "") -> str:
+    """An action said as narrated from its fields: the verb, its object, then the verb's particle and the
+    second object ('put-in', 'cup', 'drying rack' -> 'put cup in drying rack')."""
+    verb, *particles = action.split("-")
+    return " ".join(w for w in [verb, subject, *particles, second] if w)
+
+
 def _options_of_preference(it: dict[str, Any]) -> list[tuple[str, int]]:
-    subject, action = it["subject"], str(it.get("action", "")).replace("-", " ")
+    subject, action = it["subject"], str(it.get("action", ""))
     alts = dict(it.get("alternatives") or {})
     if it.get("attribute") == "treatment":    # alternatives are other verbs for the subject
-        other = [(f"{v.replace('-', ' ')} {subject}", c) for v, c in alts.items()]
+        other = [(say_action(v, subject), c) for v, c in alts.items()]
     elif it.get("attribute") == "companion":  # alternatives are other objects with 'action subject'
-        other = [(f"{action} {subject} {o}", c) for o, c in alts.items()]
+        other = [(say_action(action, subject, o), c) for o, c in alts.items()]
     else:                                     # variants: other attribute values of the same object
         other = [(f"use {o} {subject}", c) for o, c in alts.items()]
     return [(it["choice_text"], int(it["support"])), *other]

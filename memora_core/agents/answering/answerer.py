@@ -153,6 +153,12 @@ class StructuredAnswerer(ChoiceDecision):
         routines = routine_views(routine_items, topic) if self.family == "memora" and q.procedure else []
         # typed knowledge the question names: the habits its action triggers ('what next'), else the
         # preferences about its objects that the searches returned
-        known = knowledge_views(habit_items, q.text, a.answer_trigger_min, ("habit",)) if q.direction > 0 else \
-            knowledge_views(pref_items, q.text, a.answer_trigger_min, ("preference",)) if self.family == "memora" else []
+        if self.family != "memora":
+            known: list = []
+        elif q.direction > 0:
+            known = knowledge_views(habit_items, q.text, a.answer_trigger_min, ("habit",))
+            if a.knowledge_next_preferences:
+                known += knowledge_views(pref_items, q.text, a.answer_trigger_min, ("preference",))
+        else:
+            known = knowledge_views(pref_items, q.text, a.answer_trigger_min, ("preference",))
         return self._decide(q, choices, letters, windows, evidence, log, routines, known)
