@@ -21,8 +21,11 @@ class CameraPerceptionConfig(BaseModel):
     instance_merge: bool = Field(default=True, description="find object instances by merging superpixels with the "
                                  "model's learned merge forest when it has one (camera/instances.py); off: connected "
                                  "regions split by colour")
-    merge_min_p: float = Field(default=0.5, ge=0, le=1, description="two touching superpixels are merged when the "
-                               "merge forest gives at least this probability that they are one object")
+    merge_min_p: float = Field(default=0.6, ge=0, le=1, description="two touching superpixels are merged when the "
+                               "merge forest gives at least this probability that they are one object. Above an even "
+                               "0.5, a thin or flat object against or in a container of its own colour (a spoon in a "
+                               "bowl), or of a near colour (bread by a cup), is kept apart more often, at the cost of "
+                               "more objects seen in two parts")
     min_solidity: float = Field(default=0.15, ge=0, le=1, description="a region whose pixels fill less than this "
                                 "share of its convex hull is scattered fringe along several objects' edges, not an "
                                 "object (ignored)")

@@ -59,7 +59,7 @@ class TrainSettings:
     merge_trees: int = 25
     merge_depth: int = 12
     merge_samples: int = 80000  # pairs the merge forest is fitted on at most (an even spread of those collected)
-    merge_min_p: float = CameraPerceptionConfig.model_fields["merge_min_p"].default
+    merge_min_p: float = 0.5    # the merge bar at which the attribute forests' training regions are found
 
 
 @dataclass
