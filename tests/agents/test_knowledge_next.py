@@ -8,6 +8,7 @@ from memora_core.agents.knowledge_support import knowledge_views, say_action
 from memora_core.schemas import Evidence
 from memora_core.schemas.knowledge import Preference, PreferenceAttribute
 from memora_core.tools.registry import ToolResult, ToolSet
+from tests.agents.activity_items import pick_then
 
 EV = [Evidence(video_id="Z02_01", start_s=1.0, end_s=4.0)]
 
@@ -44,12 +45,7 @@ class _Kettle(ToolSet):
                           "get_preferences": self._habits})
 
     def _search(self, args) -> ToolResult:
-        acts = [{"activity_id": f"a{i}", "video_id": "Z02_01", "start_s": 40.0 * i, "end_s": 40.0 * i + 20,
-                 "summary": "", "actions": [{"verb": "pick-up", "nouns": ["kettle"], "text": "pick up kettle",
-                                             "start_s": 40.0 * i, "end_s": 40.0 * i + 2},
-                                            {"verb": v, "nouns": ["kettle"], "text": f"{v} kettle",
-                                             "start_s": 40.0 * i + 3, "end_s": 40.0 * i + 5}]}
-                for i, v in enumerate(["descale", "fill"])]
+        acts = pick_then("kettle", ["descale", "fill"], "Z02_01")
         return ToolResult(tool="search", items=[*acts, self.pref.model_dump(mode="json")], store="unified")
 
     def _habits(self, args) -> ToolResult:

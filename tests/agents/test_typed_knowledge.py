@@ -17,6 +17,7 @@ from memora_core.store.migrations import MIGRATIONS
 from memora_core.tools.memora_tools import MemoraTools
 from memora_core.tools.registry import ToolResult, ToolSet
 
+from tests.agents.activity_items import pick_then
 from tests.agents.conftest import no_vector_config
 
 EV = [Evidence(video_id="Z01_01", start_s=1.0, end_s=4.0)]
@@ -111,12 +112,7 @@ class _Kitchen(ToolSet):
         super().__init__(handlers)
 
     def _search(self, args) -> ToolResult:
-        acts = [{"activity_id": f"a{i}", "video_id": "Z01_01", "start_s": 40.0 * i, "end_s": 40.0 * i + 20,
-                 "summary": "", "actions": [{"verb": "pick-up", "nouns": ["mug"], "text": "pick up mug",
-                                             "start_s": 40.0 * i, "end_s": 40.0 * i + 2},
-                                            {"verb": v, "nouns": ["mug"], "text": f"{v} mug",
-                                             "start_s": 40.0 * i + 3, "end_s": 40.0 * i + 5}]}
-                for i, v in enumerate(["fill", "rinse"])]
+        acts = pick_then("mug", ["fill", "rinse"], "Z01_01")
         return ToolResult(tool="search", items=acts, store="activity_memory")
 
     def _prefs(self, args) -> ToolResult:
