@@ -43,8 +43,7 @@ class CameraPerceptionConfig(BaseModel):
                                   "place (hidden) is taken when the hand comes to its place within this many seconds")
     put_lead_s: float = Field(default=0.5, ge=0, description="a put is timed this long before the moment read from "
                               "the object's first sighting at its new place (and the hand's stay there just before): "
-                              "the hand hides what it lets go of until it has drawn back (never before the pick). "
-                              "On dev the camera's puts were late by a median 0.5-0.7 s")
+                              "the hand hides what it lets go of until it has drawn back (never before the pick)")
     same_action_s: float = Field(default=1.0, ge=0, description="actions of one kind on objects of one name this "
                                  "close in time are one action (one object followed as two tracks, both moved): "
                                  "reported once, at their mean time")
