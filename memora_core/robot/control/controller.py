@@ -47,18 +47,6 @@ class RuleBasedController:
         """The scene object a plan string means, or None when nothing matches well enough."""
         return self.c.resolver.resolve(query)
 
-    def rest(self) -> None:
-        """Before a new plan, with the hand empty: the active arm stows (back over the table's edge, then its
-        tuck, the waist upright). The IK is seeded from the current posture, so without this a task starts with the
-        waist the last one left turned (53 deg after the demo's pour, and a box beside the body then out of
-        reach). A stow that cannot be made leaves the arm where it is: the plan's first step plans from there."""
-        if self.robot.held_object() is not None:
-            return
-        try:
-            self.c.transit.stow(self.robot.arm)
-        except PrimitiveFailure as f:
-            log.info("rest before the plan: %s; starting from here", f.detail)
-
     def execute_step(self, step: PlanStep) -> StepResult:
         t0 = time.perf_counter()
         try:
