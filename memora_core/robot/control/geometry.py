@@ -307,3 +307,8 @@ def preshape(outlines: tuple[dict[float, Sequence], dict[float, Sequence]], shap
                 and outline_clear(fingers[f], centre, radius, axes, margin)):
             return t, f
     return 0.0, 0.0
+
+
+def angle_deg(a: np.ndarray, b: np.ndarray) -> float:
+    """Degrees between unit vectors `a` and `b` (how far an object's axis leans from where it pointed)."""
+    return float(np.degrees(np.arccos(np.clip(float(np.dot(a, b)), -1.0, 1.0))))

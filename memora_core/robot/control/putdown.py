@@ -8,8 +8,8 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import (aside_spots, corridor_clear, edge_gap, handoff_spots, rotation_onto,
-                                                 table_spots)
+from memora_core.robot.control.geometry import (angle_deg, aside_spots, corridor_clear, edge_gap, handoff_spots,
+                                                 rotation_onto, table_spots)
 from memora_core.robot.control.reach import reaches, spots_by_reach
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -45,7 +45,7 @@ class PutDown:
         if s.held_up is None or pose is None or self.robot.held_object() != obj.name:
             return
         up = pose[1] @ s.held_up
-        lean = float(np.degrees(np.arccos(np.clip(up[2], -1.0, 1.0))))
+        lean = angle_deg(up, np.array([0.0, 0.0, 1.0]))
         if lean <= self.cfg.motion.upright_tolerance_deg:
             return
         log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name, lean)

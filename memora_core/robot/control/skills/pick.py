@@ -9,6 +9,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.geometry import angle_deg
 from memora_core.robot.control.grasping import GraspKey, grasp_key
 from memora_core.robot.control.state import LiftClearance
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -216,7 +217,7 @@ class PickSkill:
         pose, up = self.robot.object_pose(obj.name), self.c.state.origin_up
         if pose is None or up is None:
             return
-        angle = float(np.degrees(np.arccos(np.clip(float(pose[1].T[:, 2] @ up), -1.0, 1.0))))
+        angle = angle_deg(pose[1].T[:, 2], up)
         if angle > self.cfg.motion.press_tilt_deg:
             raise PrimitiveFailure(FailureReason.COLLISION, f"approach: the palm tipped {obj.name} {angle:.0f} deg "
                                    "before it could close", cause=FailureCause.TIPPED, what="approach",

@@ -9,7 +9,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.geometry import pour_spots
+from memora_core.robot.control.geometry import angle_deg, pour_spots
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
 
@@ -129,7 +129,7 @@ class PourSkill:
         def tilt() -> float:
             self.robot.settle(m.pour_hold_s)
             _, rot = self.robot.object_pose(obj.name)
-            return float(np.degrees(np.arccos(np.clip(rot[2, 2], -1, 1))))
+            return angle_deg(rot[:, 2], np.array([0.0, 0.0, 1.0]))
 
         self.robot.command({roll: q[roll] + sign * angle})
         tilt_max = tilt()
