@@ -58,9 +58,10 @@ class InProcessExecutor:
 
     def __call__(self, plan: Any) -> tuple[bool, list[dict[str, Any]], str]:
         out = []
+        if self.first_motion is None:
+            self.first_motion = time.monotonic()
+        self.controller.rest()  # a new plan starts with the waist upright (as the controller node does)
         for step in plan.steps:
-            if self.first_motion is None:
-                self.first_motion = time.monotonic()
             res = self.controller.execute_step(step)
             out.append(step_details(self.controller, res))
             if not res.success:

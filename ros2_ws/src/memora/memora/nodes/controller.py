@@ -252,6 +252,7 @@ class ControllerNode(Node):
                 result.message = f"invalid plan: {exc}"
                 return result
             total = len(plan.steps)
+            self._physics.submit(self.controller.rest).result()  # a new plan starts with the waist upright
             for step in plan.steps:
                 if goal_handle.is_cancel_requested:
                     goal_handle.canceled()
