@@ -165,9 +165,7 @@ class PickSkill:
             arm.plan_line(grasp_pt, ignore, "approach", to_pre[-1], pre)  # checked before moving
         except PrimitiveFailure as f:
             log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
-            above = np.array([grasp_pt[0], grasp_pt[1], max(arm.cruise_z(), pre[2])])
-            if np.linalg.norm(self.robot.hand_position() - above) > 0.01:
-                arm.go(above, ignore, "above")
+            above = self.over(grasp_pt, pre[2], ignore)
             arm.follow(arm.joint_line(checked[0], ignore, "above"), above, ignore, "above")
             arm.follow(checked[1:], grasp_pt, ignore, "approach")
             name = self.c.state.grasping
@@ -176,6 +174,26 @@ class PickSkill:
             return
         arm.follow(to_pre, pre, free, "pre-grasp")
         self.guarded_approach(grasp_pt, ignore)
+
+    def over(self, grasp_pt: np.ndarray, lowest: float, ignore: set[str]) -> np.ndarray:
+        """The hand over `grasp_pt` at the highest cruise level (not below `lowest`) the arm reaches there; at a
+        far corner of the table the usual one may be out of reach where a lower one is not (the clearance check
+        decides whether it is still clear). The point the hand is at."""
+        arm = self.c.arm
+        levels = sorted({max(z, lowest) for z in arm.cruise_levels()}, reverse=True)
+        refused = None
+        for z in levels:
+            above = np.array([grasp_pt[0], grasp_pt[1], z])
+            if np.linalg.norm(self.robot.hand_position() - above) <= 0.01:
+                return above
+            try:
+                arm.go(above, ignore, "above")
+                return above
+            except PrimitiveFailure as f:
+                if f.cause not in PLAN_REFUSED:
+                    raise
+                refused = refused or f
+        raise refused
 
     def guarded_approach(self, grasp_pt: np.ndarray, ignore: set[str]) -> None:
         """Down from the pre-grasp in `close_in_step` moves, closing the hand as soon as it can: a hand that
