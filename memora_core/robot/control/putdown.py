@@ -51,24 +51,22 @@ class PutDown:
         log.info("%s leans %.0f deg in the hand: turning the hand to stand it before putting it down", obj.name, lean)
         s.held_rot, s.held_cost = rotation_onto(up, np.array([0.0, 0.0, 1.0])) @ self.robot.hand_rotation(), None
 
-    def stand_here(self, obj: SceneObject) -> bool:
+    def stand_here(self, obj: SceneObject) -> None:
         """After the carry to the spot (which may have had to let the hand turn, or not turned it all the way):
         when `obj` still leans beyond `upright_tolerance_deg`, turn the hand where it is to stand it. A turn the
-        arm cannot make there leaves the hand as it arrived. Whether `obj` now stands (within the tolerance)."""
+        arm cannot make there leaves the hand as it arrived."""
         s = self.c.state
         before = (s.held_rot, s.held_cost)
         self.stand_as_grasped(obj)
         if s.held_rot is before[0]:
-            return True  # it stands well enough
+            return  # it stands well enough
         try:
             self.c.arm.go(self.robot.hand_position(), {obj.name}, "stand")
-            return True
         except PrimitiveFailure as f:
             if f.cause not in PLAN_REFUSED:
                 raise
             log.info("%s: cannot turn the hand here (%s)", obj.name, f.detail)
             s.held_rot, s.held_cost = before
-            return False
 
     def put_down_at(self, obj: SceneObject, xy: np.ndarray) -> None:
         scene = self.c.scene

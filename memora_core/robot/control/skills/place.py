@@ -86,13 +86,11 @@ class PlaceSkill:
                     continue
                 release, goal, target_xy = self.next_table_spot(obj, spots, ignore, slack, f)
                 continue
-            # A carry that let the hand turn leaves a tall object leaning: stand it before lowering it; where this
-            # arm cannot turn the hand so, the other arm takes the object over (once), as let go leaning it falls.
-            if c.skills.pick.tips(obj) and not c.putdown.stand_here(obj) and not handed:
-                if c.putdown.hand_off(obj):
-                    handed = True
-                    release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
-                    continue
+            # A carry that let the hand turn leaves a tall object leaning: stand it before lowering it. (Handing it
+            # to the other arm where this one cannot turn the hand so was tried: on the dev layouts it lost two
+            # places for the one it won, the README says which.)
+            if c.skills.pick.tips(obj):
+                c.putdown.stand_here(obj)
             try:
                 self.lower_onto(obj, release, goal, ignore, receptacle if into else None)
                 break
