@@ -24,11 +24,19 @@ THUMB_OVERLAP = 0.005
 TILT_RAISE = 0.005
 # A pre-shaped hand's thumb and fingers keep this far from the object they go for (m).
 PRESHAPE_MARGIN = 0.006
+# Grasp points of the same arm and hand pose closer than this (m) are one grasp when telling which were tried.
+SAME_GRASP_M = 0.01
 
 
 def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
     return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), round(pose.roll_deg, 1),
             tuple(np.round(grasp_pt, 3).tolist()))
+
+
+def tried_already(key: GraspKey, tried: set[GraspKey]) -> bool:
+    """The same arm and hand pose at a grasp point within `SAME_GRASP_M` of one in `tried` (a touch that stopped
+    the hand nudges the object a millimetre or two: the grasp that failed would otherwise count as new)."""
+    return any(k[:4] == key[:4] and np.linalg.norm(np.subtract(k[4], key[4])) < SAME_GRASP_M for k in tried)
 
 
 class GraspChooser:
@@ -112,7 +120,7 @@ class GraspChooser:
                         grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
                         if top is not None and np.linalg.norm(grasp_pt - top) > reach:
                             continue  # too high above this (low) object for the hand to close on it
-                    if grasp_key(arm, pose, grasp_pt) in skip:
+                    if tried_already(grasp_key(arm, pose, grasp_pt), skip):
                         continue  # tried already and blocked once the arm moved
                     yield arm, pose, grasp_pt
 
