@@ -147,6 +147,26 @@ class GraspChooser:
         self.shape_hand(obj, arm, pose, wide, rot)
         return grasp_pt
 
+    def descent(self, grasp_pt: np.ndarray, pre: np.ndarray, above: np.ndarray, ignore: set[str], free: set[str],
+                at_grasp: dict[str, float]) -> list[dict[str, float]]:
+        """The checked joint path above -> pre-grasp -> grasp (first waypoint: the posture above). Down to the
+        grasp the hand must not run into the object either: only at the grasp point may it touch it. Solved down
+        from the posture above; where that is blocked, solved up from the clear grasp posture `at_grasp` and run
+        backwards: IK chained down from cruise height can bring the elbow or wrist lower into a neighbour than the
+        grasp posture itself has them (a rolled pinch beside a tea box)."""
+        arm_motion = self.c.arm
+        try:
+            path = arm_motion.plan_line(above, free, "above", start_xyz=above)
+            path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
+            return path + arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
+        except PrimitiveFailure as down:
+            try:
+                up = arm_motion.plan_line(pre, ignore, "approach", at_grasp, grasp_pt)
+                up += arm_motion.plan_line(above, free, "pre-grasp", up[-1], pre)
+            except PrimitiveFailure:
+                raise down from None
+            return up[::-1] + [at_grasp]
+
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
                skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
@@ -165,13 +185,8 @@ class GraspChooser:
                 state.pose = pose
                 try:
                     # The end point first: it is where a crowded grasp fails, and one IK solve says so.
-                    arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
-                    # Down to the grasp the hand must not run into the object either: only at the grasp point may
-                    # it touch it.
-                    path = arm_motion.plan_line(above, free, "above", start_xyz=above)
-                    path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
-                    path += arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
-                    return arm, pose, grasp_pt, path
+                    at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
+                    return arm, pose, grasp_pt, self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1])
                 except PrimitiveFailure as f:
                     failures.append(f)
         finally:

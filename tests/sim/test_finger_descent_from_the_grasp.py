@@ -1,0 +1,64 @@
+"""A spoon between a tea box, a bottle and a cup, picked by the Dex3 fingers in MuJoCo (sim_g1_dex3, no recoveries;
+the layout of dev sim-bench 77009). The rolled sweep pinch's grasp posture is clear of every neighbour, but the arm's
+descent solved down from cruise height (IK chained from the posture above) brings the elbow into the tea box 2 cm
+above the grasp; solved up from the clear grasp posture and run backwards it stays clear, and the spoon is taken.
+Control: with only the descent solved from above, the same pick is refused as no_grasp."""
+import numpy as np
+import pytest
+
+from memora_core.robot import make_robot
+from memora_core.robot.control import RuleBasedController
+from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.control.grasping import GraspChooser
+from memora_core.robot.monitor import toppled
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+
+SPOON = "metal spoon"
+LAYOUT = {"coca-cola bottle": (0.264, -0.09, 0.098), "fanta can": (0.426, 0.125, -2.629),
+          "orange cup": (0.283, -0.374, 1.572), "blue cup": (0.435, -0.171, 3.032),
+          "green cup": (0.543, -0.097, 0.474), "yellow bowl": (0.339, 0.256, 2.253),
+          "grey bowl": (0.536, 0.21, -0.784), "cinnamon tea box": (0.265, 0.099, 0.575),
+          "lipton tea box": (0.293, -0.222, 0.784), "yellow spoon": (0.524, -0.296, 2.067),
+          SPOON: (0.386, -0.011, -0.391), "bread": (0.53, 0.032, 2.482)}
+
+
+def _pick():
+    robot = make_robot("sim_g1_dex3", layout=Layout(seed=0, poses=LAYOUT))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
+    before = robot.object_pose(SPOON)[0]
+    return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=SPOON)), before
+
+
+def test_the_descent_solved_up_from_the_grasp_takes_the_spoon():
+    robot, ctl, result, before = _pick()
+    try:
+        assert result.success, result.detail
+        assert ctl.c.state.pose.name.startswith("flat pinch")
+        assert robot.held_object() == SPOON
+        hand = robot._dex3[robot.arm]
+        body = robot.model.body(robot.scene.object(SPOON).body_name).id
+        assert "thumb" in hand.touching(body) and hand.touching(body) & {"index", "middle"}
+        assert robot.object_pose(SPOON)[0][2] - before[2] > 0.05  # lifted
+        assert not toppled({n: robot.object_pose(n)[1] for n in LAYOUT}, exclude={SPOON})
+    finally:
+        robot.close()
+
+
+def test_control_only_the_descent_from_above_is_refused(monkeypatch):
+    def from_above(self, grasp_pt, pre, above, ignore, free, at_grasp):
+        arm = self.c.arm
+        path = arm.plan_line(above, free, "above", start_xyz=above)
+        path += arm.plan_line(pre, free, "pre-grasp", path[-1], above)
+        return path + arm.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
+
+    monkeypatch.setattr(GraspChooser, "descent", from_above)
+    robot, _, result, before = _pick()
+    try:
+        assert not result.success
+        assert result.cause is FailureCause.NO_GRASP, result.detail
+        assert np.linalg.norm(robot.object_pose(SPOON)[0] - before) < 0.005  # untouched
+    finally:
+        robot.close()
