@@ -124,10 +124,9 @@ class MotionConfig(_Cfg):
     hand_below: float = Field(default=0.06, ge=0)        # how far fingers reach below the palm in transit
     release_gap: float = Field(default=0.012, ge=0)      # a placed object is let go this far above its support
     stow_x: float = 0.15                                 # palm x (world) behind the table edge before tucking an arm
-    rest_waist_deg: float | None = Field(default=20.0, ge=0, description=(
-        "degrees the waist may stay turned when a new plan starts with the hand empty; more and the arm first stows "
-        "(the waist comes upright), because the IK seeds from the current posture and would carry one task's twist "
-        "into the next; only on backends with a motion planner. None: never rest between plans"))
+    rest_between_plans: bool = Field(default=True, description=(
+        "a new plan with the hand empty first stows the arm (the waist upright): the IK seeds from the current "
+        "posture and would carry one task's twist into the next; only on backends with a motion planner"))
     # Where an object is put down to pass it to the other arm (x/y box, world), and the free gap it needs.
     handoff_zone: tuple[tuple[float, float], tuple[float, float]] = ((0.32, -0.15), (0.45, 0.05))
     handoff_gap: float = Field(default=0.03, ge=0)

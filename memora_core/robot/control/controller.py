@@ -5,7 +5,6 @@ postcondition in the robot's state and fails with a typed cause."""
 from __future__ import annotations
 
 import logging
-import math
 import time
 
 from memora_core.robot.control.arm_motion import ArmMotion
@@ -49,19 +48,14 @@ class RuleBasedController:
         return self.c.resolver.resolve(query)
 
     def rest(self) -> None:
-        """Before a new plan, with the hand empty and the waist turned more than `rest_waist_deg`: the arm stows
-        (back over the table's edge, then its tuck, the waist upright). Only on backends with a motion planner: the
-        tuck's hand-made joint lines are often blocked by the table from a turned waist, and only the planned stow
-        then gets the arm down (without one the G1 bridge's arm was left raised at the table's edge, where the next
-        move_to home was blocked). A stow that fails leaves the arm where it stopped: the first step plans from there."""
-        limit = self.cfg.motion.rest_waist_deg
-        if limit is None or self.robot.held_object() is not None or self.robot.arm_planner(self.robot.arm) is None:
-            return  # without a motion planner a stow may end raised over the table's edge, worse than staying
-        turn = max((abs(v) for k, v in self.robot.joint_positions().items() if k.startswith("waist")), default=0.0)
-        if math.degrees(turn) <= limit:
+        """Before a new plan (and its retry), with the hand empty: the arm stows (back over the table's edge, then
+        its tuck, the waist upright). Only on backends with a motion planner: from a turned waist the tuck's
+        hand-made joint lines are often blocked by the table, and only the planned stow then gets the arm down
+        (without one the G1 bridge's arm was left raised at the table's edge, where the next move_to home was
+        blocked). A stow that fails leaves the arm where it stopped: the first step plans from there."""
+        if (not self.cfg.motion.rest_between_plans or self.robot.held_object() is not None
+                or self.robot.arm_planner(self.robot.arm) is None):
             return
-        log.info("rest before the plan: the waist is %.0f deg turned; stowing the %s arm", math.degrees(turn),
-                 self.robot.arm)
         try:
             self.c.transit.stow(self.robot.arm)
         except PrimitiveFailure as f:
