@@ -1,0 +1,59 @@
+"""A spoon between two cups, picked by the Dex3 fingers in MuJoCo (sim_g1_dex3, no recoveries; the layout of dev
+sim-bench 77006). The rolled sweep pinch square to the spoon or 20 deg off puts the wrist into a cup (1-3 cm) with
+either arm; turned 40 deg off square ("flat pinch skew") the wrist passes between the cups, and the thumb and a
+finger close on the spoon and lift it. Control: without the skewed poses the same pick is refused as no_grasp."""
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config, make_robot
+from memora_core.robot.control import RuleBasedController
+from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.monitor import toppled
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from sim.scene import Layout
+
+pytestmark = pytest.mark.sim
+
+SPOON = "yellow spoon"
+LAYOUT = {"coca-cola bottle": (0.407, -0.302, -2.339), "fanta can": (0.511, 0.303, 0.85),
+          "orange cup": (0.264, 0.161, -0.702), "blue cup": (0.407, 0.255, -0.378),
+          "green cup": (0.277, 0.288, -1.986), "yellow bowl": (0.266, -0.356, 0.581),
+          "grey bowl": (0.464, -0.151, -1.507), "cinnamon tea box": (0.554, -0.317, -3.132),
+          "lipton tea box": (0.553, -0.024, -0.503), SPOON: (0.463, 0.117, 1.087),
+          "metal spoon": (0.266, -0.027, 2.101), "bread": (0.271, -0.203, 3.044)}
+
+
+def _pick(skew: bool):
+    cfg = load_robot_config("sim_g1_dex3")
+    if not skew:
+        poses = [p for p in cfg.motion.grasp_poses if "skew" not in p.name]
+        cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+    robot = make_robot(cfg, layout=Layout(seed=0, poses=LAYOUT))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
+    before = robot.object_pose(SPOON)[0]
+    return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=SPOON)), before
+
+
+def test_the_skewed_pinch_takes_a_spoon_between_cups():
+    robot, ctl, result, before = _pick(skew=True)
+    try:
+        assert result.success, result.detail
+        assert ctl.c.state.pose.name.startswith("flat pinch skew")
+        assert robot.held_object() == SPOON
+        hand = robot._dex3[robot.arm]
+        body = robot.model.body(robot.scene.object(SPOON).body_name).id
+        assert hand.touching(body)  # fingers still on it (the grasp itself needs thumb and a finger: sim.dex3)
+        assert robot.object_pose(SPOON)[0][2] - before[2] > 0.05  # lifted
+        assert not toppled({n: robot.object_pose(n)[1] for n in LAYOUT}, exclude={SPOON})
+    finally:
+        robot.close()
+
+
+def test_control_without_the_skewed_pinch_the_spoon_is_refused():
+    robot, _, result, before = _pick(skew=False)
+    try:
+        assert not result.success
+        assert result.cause is FailureCause.NO_GRASP, result.detail
+        assert np.linalg.norm(robot.object_pose(SPOON)[0] - before) < 0.005  # untouched
+    finally:
+        robot.close()
