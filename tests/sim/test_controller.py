@@ -177,11 +177,15 @@ def _upright(robot, name):
 
 
 def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
-    """Seeded layout 1001: the Coca-Cola bottle stands where every hand that could take the yellow bowl
-    would come down. The controller sets the bottle aside (upright, away from the bowl) and takes the bowl;
-    with making room switched off the same pick fails and names the bottle."""
+    """The yellow bowl is ringed by the Coca-Cola bottle (on the robot's side), the Fanta, and both tea boxes,
+    each about 12 cm from its centre, so no hand reaches its rim. The controller sets the bottle aside (upright)
+    and takes the bowl; with making room switched off the same pick fails and names the bottle. (Layout 1001's
+    bottle, which this test used to rely on, no longer blocks the bowl once picks came over at the highest
+    reachable level: a staged ring keeps the test about making room, not about one layout.)"""
+    ring = {"yellow bowl": (0.50, 0.0, 0.0), "coca-cola bottle": (0.39, 0.0, 0.0), "fanta can": (0.50, -0.115, 0.0),
+            "lipton tea box": (0.50, 0.12, 0.0), "cinnamon tea box": (0.62, 0.0, 0.0)}
     step = PlanStep(index=0, action="pick", object="yellow bowl")
-    robot = make_robot("sim_g1", seed=1001)
+    robot = _robot(ring)
     res = _controller(robot).execute_step(step)
     assert res.success, res.detail
     assert res.moved_aside == ["coca-cola bottle"] and "aside" in res.detail
@@ -189,7 +193,7 @@ def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
     assert robot.held_object() == "yellow bowl"
     robot.close()
 
-    robot = make_robot("sim_g1", seed=1001)
+    robot = _robot(ring)
     ctl = _controller(robot)
     ctl.cfg.motion.clear_moves = 0
     res = ctl.execute_step(step)
