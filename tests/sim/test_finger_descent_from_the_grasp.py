@@ -6,13 +6,9 @@ Control: with only the descent solved from above, the same pick is refused as no
 import numpy as np
 import pytest
 
-from memora_core.robot import make_robot
-from memora_core.robot.control import RuleBasedController
 from memora_core.robot.control.failures import FailureCause
 from memora_core.robot.control.grasping import GraspChooser
-from memora_core.robot.monitor import toppled
-from memora_core.robot.primitives import Primitive, PrimitiveCall
-from sim.scene import Layout
+from tests.sim.staging import assert_taken_by_fingers, finger_pick
 
 pytestmark = pytest.mark.sim
 
@@ -26,23 +22,13 @@ LAYOUT = {"coca-cola bottle": (0.264, -0.09, 0.098), "fanta can": (0.426, 0.125,
 
 
 def _pick():
-    robot = make_robot("sim_g1_dex3", layout=Layout(seed=0, poses=LAYOUT))
-    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
-    before = robot.object_pose(SPOON)[0]
-    return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=SPOON)), before
+    return finger_pick("sim_g1_dex3", LAYOUT, SPOON)
 
 
 def test_the_descent_solved_up_from_the_grasp_takes_the_spoon():
     robot, ctl, result, before = _pick()
     try:
-        assert result.success, result.detail
-        assert ctl.c.state.pose.name.startswith("flat pinch")
-        assert robot.held_object() == SPOON
-        hand = robot._dex3[robot.arm]
-        body = robot.model.body(robot.scene.object(SPOON).body_name).id
-        assert "thumb" in hand.touching(body) and hand.touching(body) & {"index", "middle"}
-        assert robot.object_pose(SPOON)[0][2] - before[2] > 0.05  # lifted
-        assert not toppled({n: robot.object_pose(n)[1] for n in LAYOUT}, exclude={SPOON})
+        assert_taken_by_fingers(robot, ctl, result, before, SPOON, LAYOUT, "flat pinch", lift=0.05)
     finally:
         robot.close()
 

@@ -5,12 +5,9 @@ finger close on the spoon and lift it. Control: without the skewed poses the sam
 import numpy as np
 import pytest
 
-from memora_core.robot import load_robot_config, make_robot
-from memora_core.robot.control import RuleBasedController
+from memora_core.robot import load_robot_config
 from memora_core.robot.control.failures import FailureCause
-from memora_core.robot.monitor import toppled
-from memora_core.robot.primitives import Primitive, PrimitiveCall
-from sim.scene import Layout
+from tests.sim.staging import assert_taken_by_fingers, finger_pick
 
 pytestmark = pytest.mark.sim
 
@@ -28,23 +25,14 @@ def _pick(skew: bool):
     if not skew:
         poses = [p for p in cfg.motion.grasp_poses if "skew" not in p.name]
         cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
-    robot = make_robot(cfg, layout=Layout(seed=0, poses=LAYOUT))
-    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
-    before = robot.object_pose(SPOON)[0]
-    return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=SPOON)), before
+    return finger_pick(cfg, LAYOUT, SPOON)
 
 
 def test_the_skewed_pinch_takes_a_spoon_between_cups():
     robot, ctl, result, before = _pick(skew=True)
     try:
-        assert result.success, result.detail
-        assert ctl.c.state.pose.name.startswith("flat pinch skew")
-        assert robot.held_object() == SPOON
-        hand = robot._dex3[robot.arm]
-        body = robot.model.body(robot.scene.object(SPOON).body_name).id
-        assert hand.touching(body)  # fingers still on it (the grasp itself needs thumb and a finger: sim.dex3)
-        assert robot.object_pose(SPOON)[0][2] - before[2] > 0.05  # lifted
-        assert not toppled({n: robot.object_pose(n)[1] for n in LAYOUT}, exclude={SPOON})
+        assert_taken_by_fingers(robot, ctl, result, before, SPOON, LAYOUT, "flat pinch skew", lift=0.05,
+                                thumb_and_finger=False)
     finally:
         robot.close()
 

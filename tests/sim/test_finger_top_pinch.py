@@ -9,9 +9,8 @@ import pytest
 from memora_core.robot import load_robot_config, make_robot
 from memora_core.robot.control import RuleBasedController
 from memora_core.robot.control.failures import FailureCause
-from memora_core.robot.monitor import toppled
-from memora_core.robot.primitives import Primitive, PrimitiveCall
 from sim.scene import Layout
+from tests.sim.staging import assert_taken_by_fingers, finger_pick
 
 pytestmark = pytest.mark.sim
 
@@ -26,25 +25,13 @@ def _pick(top_pinch: bool):
     if not top_pinch:
         poses = [p for p in cfg.motion.grasp_poses if p.min_object_height is None]
         cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
-    robot = make_robot(cfg, layout=Layout(seed=0, poses=CROWD))
-    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
-    before = robot.object_pose(BOX)[0]
-    result = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=BOX))
-    return robot, ctl, result, before
+    return finger_pick(cfg, CROWD, BOX)
 
 
 def test_a_crowded_box_is_taken_by_the_palm_over_pinch():
     robot, ctl, result, before = _pick(top_pinch=True)
     try:
-        assert result.success, result.detail
-        assert ctl.c.state.pose.name.startswith("top pinch")
-        assert robot.held_object() == BOX
-        hand = robot._dex3[robot.arm]
-        body = robot.model.body(robot.scene.object(BOX).body_name).id
-        assert "thumb" in hand.touching(body) and hand.touching(body) & {"index", "middle"}
-        assert robot.object_pose(BOX)[0][2] - before[2] > 0.08  # lifted
-        rots = {n: robot.object_pose(n)[1] for n in CROWD}
-        assert not toppled(rots, exclude={BOX})
+        assert_taken_by_fingers(robot, ctl, result, before, BOX, CROWD, "top pinch", lift=0.08)
     finally:
         robot.close()
 

@@ -4,9 +4,9 @@ is lowered in: let go leaning ~20 deg over a bowl, a bottle tips out of it (dev 
 import numpy as np
 import pytest
 
-from memora_core.robot.control.failures import PrimitiveFailure
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.schemas.plan import PlanStep
+from tests.sim import staging
 
 pytestmark = pytest.mark.sim
 
@@ -16,7 +16,7 @@ PLACE = PlanStep(index=1, action="place", object=BOTTLE, target=f"in {BOWL}")
 
 
 def lean_deg(robot) -> float:
-    return float(np.degrees(np.arccos(np.clip(robot.ground_truth_pose(BOTTLE)[1][2, 2], -1.0, 1.0))))
+    return staging.lean_deg(robot, BOTTLE)
 
 
 def carried_leaning(ctl) -> None:
@@ -29,11 +29,7 @@ def carried_leaning(ctl) -> None:
         if ctl.robot.held_object() != BOTTLE or done:
             return
         done.append(True)
-        joint = f"{ctl.robot.arm}_wrist_roll_joint"
-        ctl.robot.command({joint: ctl.robot.joint_positions()[joint] - 0.35}, 0.6)
-        ctl.robot.settle(0.2)
-        ctl.c.state.held_rot = ctl.robot.hand_rotation()
-        ctl.c.state.held_cost = ctl.c.cfg.motion.relaxed_held_orientation_cost
+        staging.roll_held(ctl)
 
     ctl.c.transit.transit = carry
 

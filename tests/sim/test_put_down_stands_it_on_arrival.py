@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot.primitives import Primitive, PrimitiveCall
+from tests.sim import staging
 
 pytestmark = pytest.mark.sim
 
@@ -14,17 +15,12 @@ BOTTLE = "coca-cola bottle"
 
 
 def lean_deg(robot) -> float:
-    return float(np.degrees(np.arccos(np.clip(robot.ground_truth_pose(BOTTLE)[1][2, 2], -1.0, 1.0))))
+    return staging.lean_deg(robot, BOTTLE)
 
 
 def held_leaning(ctl, roll: float = -0.35) -> None:
-    robot, c = ctl.robot, ctl.c
-    c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=BOTTLE))
-    joint = f"{robot.arm}_wrist_roll_joint"
-    robot.command({joint: robot.joint_positions()[joint] + roll}, 0.6)
-    robot.settle(0.2)
-    # As a relaxed carry leaves it: the hand keeps the orientation it arrived with.
-    c.state.held_rot, c.state.held_cost = robot.hand_rotation(), c.cfg.motion.relaxed_held_orientation_cost
+    ctl.c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=BOTTLE))
+    staging.roll_held(ctl, roll)
 
 
 def test_a_leaning_bottle_is_stood_where_the_hand_is(ctl):
@@ -43,11 +39,7 @@ def arrive_leaning(ctl) -> None:
 
     def carry(*args, **kwargs):
         transit(*args, **kwargs)
-        joint = f"{ctl.robot.arm}_wrist_roll_joint"
-        ctl.robot.command({joint: ctl.robot.joint_positions()[joint] - 0.35}, 0.6)
-        ctl.robot.settle(0.2)
-        ctl.c.state.held_rot = ctl.robot.hand_rotation()
-        ctl.c.state.held_cost = ctl.c.cfg.motion.relaxed_held_orientation_cost
+        staging.roll_held(ctl)
 
     ctl.c.transit.transit = carry
 

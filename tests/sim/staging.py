@@ -1,0 +1,49 @@
+"""What several sim tests stage the same way: a held object made to lean by rolling the wrist (as a relaxed carry
+leaves it), and a Dex3 finger pick on a fixed layout with the checks that it really took the object."""
+from __future__ import annotations
+
+import numpy as np
+
+from memora_core.robot import make_robot
+from memora_core.robot.control import RuleBasedController
+from memora_core.robot.monitor import toppled
+from memora_core.robot.primitives import Primitive, PrimitiveCall
+from sim.scene import Layout
+
+
+def lean_deg(robot, name: str) -> float:
+    """How far `name` leans from upright, in degrees (ground truth)."""
+    return float(np.degrees(np.arccos(np.clip(robot.ground_truth_pose(name)[1][2, 2], -1.0, 1.0))))
+
+
+def roll_held(ctl, roll: float = -0.35) -> None:
+    """Roll the holding hand's wrist by `roll` rad; the controller keeps the orientation it now has, as after a
+    relaxed carry."""
+    robot, c = ctl.robot, ctl.c
+    joint = f"{robot.arm}_wrist_roll_joint"
+    robot.command({joint: robot.joint_positions()[joint] + roll}, 0.6)
+    robot.settle(0.2)
+    c.state.held_rot, c.state.held_cost = robot.hand_rotation(), c.cfg.motion.relaxed_held_orientation_cost
+
+
+def finger_pick(cfg, layout: dict, name: str):
+    """Pick `name` with the robot config `cfg` (name or model) on `layout`, no recoveries.
+    Returns (robot, controller, result, position before)."""
+    robot = make_robot(cfg, layout=Layout(seed=0, poses=layout))
+    ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
+    before = robot.object_pose(name)[0]
+    return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=name)), before
+
+
+def assert_taken_by_fingers(robot, ctl, result, before, name: str, layout: dict, pose: str, lift: float,
+                            thumb_and_finger: bool = True) -> None:
+    """The pick succeeded with a grasp pose named `pose…`, thumb and a finger on the object (or, with
+    `thumb_and_finger` False, some digit still on it: the grasp itself needed thumb and a finger, sim.dex3), lifted
+    by `lift` m, no neighbour knocked over."""
+    assert result.success, result.detail
+    assert ctl.c.state.pose.name.startswith(pose)
+    assert robot.held_object() == name
+    touching = robot._dex3[robot.arm].touching(robot.model.body(robot.scene.object(name).body_name).id)
+    assert ("thumb" in touching and touching & {"index", "middle"}) if thumb_and_finger else touching
+    assert robot.object_pose(name)[0][2] - before[2] > lift
+    assert not toppled({n: robot.object_pose(n)[1] for n in layout}, exclude={name})
