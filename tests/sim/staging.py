@@ -26,6 +26,15 @@ def roll_held(ctl, roll: float = -0.35) -> None:
     c.state.held_rot, c.state.held_cost = robot.hand_rotation(), c.cfg.motion.relaxed_held_orientation_cost
 
 
+def without_poses(robot_cfg: str, drop) -> object:
+    """Robot config `robot_cfg` with the grasp poses for which `drop(pose)` is true left out (a test's control)."""
+    from memora_core.robot import load_robot_config
+
+    cfg = load_robot_config(robot_cfg)
+    poses = [p for p in cfg.motion.grasp_poses if not drop(p)]
+    return cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+
+
 def finger_pick(cfg, layout: dict, name: str):
     """Pick `name` with the robot config `cfg` (name or model) on `layout`, no recoveries.
     Returns (robot, controller, result, position before)."""
@@ -47,3 +56,12 @@ def assert_taken_by_fingers(robot, ctl, result, before, name: str, layout: dict,
     assert ("thumb" in touching and touching & {"index", "middle"}) if thumb_and_finger else touching
     assert robot.object_pose(name)[0][2] - before[2] > lift
     assert not toppled({n: robot.object_pose(n)[1] for n in layout}, exclude={name})
+
+
+def assert_refused_untouched(robot, result, before, name: str) -> None:
+    """The pick was refused as no_grasp before the hand moved the object (within 5 mm)."""
+    from memora_core.robot.control.failures import FailureCause
+
+    assert not result.success
+    assert result.cause is FailureCause.NO_GRASP, result.detail
+    assert np.linalg.norm(robot.object_pose(name)[0] - before) < 0.005

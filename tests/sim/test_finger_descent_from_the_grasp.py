@@ -3,12 +3,10 @@ the layout of dev sim-bench 77009). The rolled sweep pinch's grasp posture is cl
 descent solved down from cruise height (IK chained from the posture above) brings the elbow into the tea box 2 cm
 above the grasp; solved up from the clear grasp posture and run backwards it stays clear, and the spoon is taken.
 Control: with only the descent solved from above, the same pick is refused as no_grasp."""
-import numpy as np
 import pytest
 
-from memora_core.robot.control.failures import FailureCause
 from memora_core.robot.control.grasping import GraspChooser
-from tests.sim.staging import assert_taken_by_fingers, finger_pick
+from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick
 
 pytestmark = pytest.mark.sim
 
@@ -43,8 +41,6 @@ def test_control_only_the_descent_from_above_is_refused(monkeypatch):
     monkeypatch.setattr(GraspChooser, "descent", from_above)
     robot, _, result, before = _pick()
     try:
-        assert not result.success
-        assert result.cause is FailureCause.NO_GRASP, result.detail
-        assert np.linalg.norm(robot.object_pose(SPOON)[0] - before) < 0.005  # untouched
+        assert_refused_untouched(robot, result, before, SPOON)
     finally:
         robot.close()

@@ -2,12 +2,9 @@
 sim-bench 77006). The rolled sweep pinch square to the spoon or 20 deg off puts the wrist into a cup (1-3 cm) with
 either arm; turned 40 deg off square ("flat pinch skew") the wrist passes between the cups, and the thumb and a
 finger close on the spoon and lift it. Control: without the skewed poses the same pick is refused as no_grasp."""
-import numpy as np
 import pytest
 
-from memora_core.robot import load_robot_config
-from memora_core.robot.control.failures import FailureCause
-from tests.sim.staging import assert_taken_by_fingers, finger_pick
+from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
 
 pytestmark = pytest.mark.sim
 
@@ -21,10 +18,7 @@ LAYOUT = {"coca-cola bottle": (0.407, -0.302, -2.339), "fanta can": (0.511, 0.30
 
 
 def _pick(skew: bool):
-    cfg = load_robot_config("sim_g1_dex3")
-    if not skew:
-        poses = [p for p in cfg.motion.grasp_poses if "skew" not in p.name]
-        cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+    cfg = "sim_g1_dex3" if skew else without_poses("sim_g1_dex3", lambda p: "skew" in p.name)
     return finger_pick(cfg, LAYOUT, SPOON)
 
 
@@ -40,8 +34,6 @@ def test_the_skewed_pinch_takes_a_spoon_between_cups():
 def test_control_without_the_skewed_pinch_the_spoon_is_refused():
     robot, _, result, before = _pick(skew=False)
     try:
-        assert not result.success
-        assert result.cause is FailureCause.NO_GRASP, result.detail
-        assert np.linalg.norm(robot.object_pose(SPOON)[0] - before) < 0.005  # untouched
+        assert_refused_untouched(robot, result, before, SPOON)
     finally:
         robot.close()

@@ -6,11 +6,10 @@ lifts it, no neighbour knocked over. Without the palm-over poses the same pick i
 import numpy as np
 import pytest
 
-from memora_core.robot import load_robot_config, make_robot
+from memora_core.robot import make_robot
 from memora_core.robot.control import RuleBasedController
-from memora_core.robot.control.failures import FailureCause
 from sim.scene import Layout
-from tests.sim.staging import assert_taken_by_fingers, finger_pick
+from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
 
 pytestmark = pytest.mark.sim
 
@@ -21,10 +20,7 @@ CROWD = {BOX: (0.439, 0.16, -0.597), "fanta can": (0.363, 0.047, -1.558), "green
 
 
 def _pick(top_pinch: bool):
-    cfg = load_robot_config("sim_g1_dex3")
-    if not top_pinch:
-        poses = [p for p in cfg.motion.grasp_poses if p.min_object_height is None]
-        cfg = cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+    cfg = "sim_g1_dex3" if top_pinch else without_poses("sim_g1_dex3", lambda p: p.min_object_height is not None)
     return finger_pick(cfg, CROWD, BOX)
 
 
@@ -39,9 +35,7 @@ def test_a_crowded_box_is_taken_by_the_palm_over_pinch():
 def test_without_the_palm_over_pinch_the_crowded_box_is_refused():
     robot, _, result, before = _pick(top_pinch=False)
     try:
-        assert not result.success
-        assert result.cause is FailureCause.NO_GRASP
-        assert np.linalg.norm(robot.object_pose(BOX)[0] - before) < 0.005  # untouched
+        assert_refused_untouched(robot, result, before, BOX)
     finally:
         robot.close()
 
