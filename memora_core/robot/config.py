@@ -258,7 +258,8 @@ def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _robot_yaml(name_or_path: str | Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """A robot config's mapping; `extends: <name>` takes that config and overrides what this one gives, so a
-    variant (e.g. the same robot with other hands) states only its differences."""
+    variant (e.g. the same robot with other hands) states only its differences. `motion.grasp_poses` may name a
+    shared set of poses (grasp_pose_set) instead of listing them."""
     path = Path(name_or_path)
     if not path.suffix:
         path = CONFIG_DIR / "robots" / f"{name_or_path}.yaml"
@@ -266,9 +267,28 @@ def _robot_yaml(name_or_path: str | Path, seen: tuple[Path, ...] = ()) -> dict[s
         raise ValueError(f"{path}: `extends` loops back to itself")
     data = load_yaml(path)
     base = data.pop("extends", None)
-    if base is None:
-        return data
-    return _merged(_robot_yaml(str(base), (*seen, path.resolve())), data)
+    if base is not None:
+        data = _merged(_robot_yaml(str(base), (*seen, path.resolve())), data)
+    motion = data.get("motion")
+    if isinstance(motion, dict) and isinstance(motion.get("grasp_poses"), str):  # a named set: grasp_pose_set
+        data["motion"] = {**motion, "grasp_poses": grasp_pose_set(motion["grasp_poses"])}
+    return data
+
+
+GRASP_POSE_DIR = CONFIG_DIR / "grasp_poses"
+
+
+def grasp_pose_set(name: str) -> list[Any]:
+    """The grasp poses of the named set (robot_configs/grasp_poses/<name>.yaml, under `poses:`): one list for every
+    robot config with the same hands, which names it as `motion.grasp_poses: <name>`."""
+    path = GRASP_POSE_DIR / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in GRASP_POSE_DIR.glob("*.yaml"))) or "none"
+        raise ValueError(f"grasp pose set {name!r} not found in {GRASP_POSE_DIR} (known: {known})")
+    poses = load_yaml(path).get("poses")
+    if not isinstance(poses, list):
+        raise ValueError(f"{path}: `poses` must be a list of grasp poses")
+    return poses
 
 
 def load_robot_config(name_or_path: str | Path = "sim_g1") -> RobotConfig:

@@ -151,3 +151,57 @@ def _g1_grasp() -> None:
     seen = bridge["truth"]
     assert seen["held"] == bottle, seen
     assert seen["objects"][bottle][2] > 0.74 + 0.11 + 0.07, seen  # came up ~10 cm with the hand
+
+
+def test_g1_backend_closes_a_rolled_hand_by_a_sweep_through_the_bridge():
+    _run_isolated("_g1_sweep")
+
+
+def _g1_sweep() -> None:
+    """The controller picks a lone tea box on the `unitree_g1` backend through the bridge with a rolled hand (the
+    palm-over pinch of the G1 config): grasp() sweeps the index and middle against the thumb (hand.sweep_path, as
+    the simulation closes a rolled hand), then closes the hand; the finger state reads a grasp, and the bridge's
+    ground truth has the box held and lifted. The sweep is recorded: the thumb kept its target while the fingers
+    closed step by step."""
+    from memora_core.perception.scene.tracker import ObjectTracker
+    from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
+    from memora_core.robot import load_robot_config, make_robot
+    from memora_core.robot.control import RuleBasedController
+    from memora_core.robot.hand import FINGER_JOINTS
+    from memora_core.robot.primitives import Primitive, PrimitiveCall
+    from sim.scene import Layout
+    from sim.scene.config import load_scene_config
+    from tests.scene.bridge_process import bridge_with
+
+    box, at = "cinnamon tea box", (0.42, -0.15, 0.3)
+    catalogue = [o.model_copy(update={"position": None}) for o in
+                 make_robot("sim_g1", layout=Layout(seed=0, poses={box: at})).scene_objects()]
+    tracker = ObjectTracker(catalogue)
+    tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
+        position=(at[0], at[1], 0.775), yaw=at[2], size=(0.06, 0.09, 0.07), shape=Shape.BOX, colour="brown",
+        pixels=900, name=box, match_cost=0.1)]))
+    cfg = load_robot_config("unitree_g1")
+    scene = load_scene_config(cfg.scene_path())
+    with bridge_with({box: at}, seconds=200) as bridge:
+        robot = make_robot(cfg, domain=1, interface="lo", state_timeout_s=60, objects=tracker)
+        sent = []
+        hand = robot.hands["right"]
+        command = hand.command
+        hand.command = lambda q: sent.append(list(q)) or command(q)
+        ctl = RuleBasedController(robot, scene.table.height, scene.regions, recoveries=[])
+        result = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=box))
+        assert result.success, result.detail
+        assert ctl.c.state.pose.name.startswith("top pinch")
+        assert robot.held_object() == box and hand.grasping()
+        thumb = [i for i, j in enumerate(FINGER_JOINTS) if j.startswith("thumb")]
+        distinct = [q for i, q in enumerate(sent) if i == 0 or q != sent[i - 1]]
+        run = best = 0  # the longest run of new targets that move the fingers with the thumb's held
+        for a, b in zip(distinct, distinct[1:]):
+            run = run + 1 if all(a[i] == b[i] for i in thumb) else 0
+            best = max(best, run)
+        assert best >= 10, "the fingers did not close step by step with the thumb held"
+        robot.settle(0.3)
+        robot.close()
+    seen = bridge["truth"]
+    assert seen["held"] == box, seen
+    assert seen["objects"][box][2] > 0.74 + 0.035 + 0.08, seen  # lifted with the hand

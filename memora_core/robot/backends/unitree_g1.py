@@ -31,7 +31,8 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import clamp_to_ranges, lets_go_thumb_first, letting_go_path
+from memora_core.robot.hand import (SWEEP_S, clamp_to_ranges, closes_by_sweep, lets_go_thumb_first, letting_go_path,
+                                    sweep_path)
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
@@ -309,6 +310,15 @@ class UnitreeG1Robot(Robot):
         hand = self.hands.get(self.arm)
         if hand is None or self._held is not None or self.config.dex3 is None:
             return False
+        if closes_by_sweep(hand.side, self._palm_rotation(self.arm)) and hand.target is not None:
+            # The rolled hand (palm toward the table, a flat or low object's pinch): the thumb stays a wall behind
+            # the object while the index and middle sweep it against the thumb over SWEEP_S (hand.sweep_path, as
+            # the simulation closes it), then the whole hand closes: the thumb, pressing on the object, stops
+            # short, which is what the finger state reads as a grasp.
+            path = sweep_path(hand.side, list(hand.target), hand.postures)
+            for target in path:
+                hand.command(target)
+                self.settle(SWEEP_S / len(path))
         hand.close()
         self.settle(self.config.dex3.close_s)
         if not hand.grasping():
