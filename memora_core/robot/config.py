@@ -270,7 +270,8 @@ def _robot_yaml(name_or_path: str | Path, seen: tuple[Path, ...] = ()) -> dict[s
     if base is not None:
         data = _merged(_robot_yaml(str(base), (*seen, path.resolve())), data)
     motion = data.get("motion")
-    if isinstance(motion, dict) and isinstance(motion.get("grasp_poses"), str):  # a named set: grasp_pose_set
+    if not seen and isinstance(motion, dict) and isinstance(motion.get("grasp_poses"), str):
+        # a named set (grasp_pose_set), read once for the config asked for, not for each config it extends
         data["motion"] = {**motion, "grasp_poses": grasp_pose_set(motion["grasp_poses"])}
     return data
 

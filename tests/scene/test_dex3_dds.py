@@ -76,6 +76,20 @@ def _round_trip() -> None:
     assert bridge.returncode == 0, out
 
 
+def _tracker_seeing(name: str, position, yaw, size, shape, colour: str):
+    """The G1's object source for a DDS test: an object tracker over the kitchen's catalogue that has seen `name`
+    once, at `position` (what the head RGB-D scene model would send)."""
+    from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
+    from memora_core.perception.scene.types import PerceivedObject, SceneModel
+    from memora_core.robot import load_robot_config
+    from sim.scene.config import load_scene_config
+
+    tracker = ObjectTracker(scene_catalogue(load_scene_config(load_robot_config("unitree_g1").scene_path())))
+    tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
+        position=position, yaw=yaw, size=size, shape=shape, colour=colour, pixels=900, name=name, match_cost=0.1)]))
+    return tracker
+
+
 def test_g1_backend_grasps_with_its_dex3_hand_through_the_bridge():
     _run_isolated("_g1_grasp")
 
@@ -87,21 +101,14 @@ def _g1_grasp() -> None:
     nothing: no grasp, the hand opens again."""
     import numpy as np
 
-    from memora_core.perception.scene.tracker import ObjectTracker
-    from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
+    from memora_core.perception.scene.types import Shape
     from memora_core.robot import make_robot
     from memora_core.robot.hand import clamp_to_ranges
-    from sim.scene import Layout
     from tests.scene.bridge_process import bridge_with
 
     bottle, at = "coca-cola bottle", (0.40, -0.20, 0.0)
     # The G1's object source: the tracker a scene model feeds (here one sighting of the bottle where it stands).
-    catalogue = [o.model_copy(update={"position": None}) for o in
-                 make_robot("sim_g1", layout=Layout(seed=0, poses={bottle: at})).scene_objects()]
-    tracker = ObjectTracker(catalogue)
-    tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
-        position=(at[0], at[1], 0.85), yaw=None, size=(0.07, 0.07, 0.22), shape=Shape.CYLINDER, colour="red",
-        pixels=900, name=bottle, match_cost=0.1)]))
+    tracker = _tracker_seeing(bottle, (at[0], at[1], 0.85), None, (0.07, 0.07, 0.22), Shape.CYLINDER, "red")
     with bridge_with({bottle: at}, seconds=150) as bridge:
         robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60, objects=tracker)
         assert set(robot.hands) == {"left", "right"} and robot.held_object() is None
@@ -163,23 +170,16 @@ def _g1_sweep() -> None:
     the simulation closes a rolled hand), then closes the hand; the finger state reads a grasp, and the bridge's
     ground truth has the box held and lifted. The sweep is recorded: the thumb kept its target while the fingers
     closed step by step."""
-    from memora_core.perception.scene.tracker import ObjectTracker
-    from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
+    from memora_core.perception.scene.types import Shape
     from memora_core.robot import load_robot_config, make_robot
     from memora_core.robot.control import RuleBasedController
     from memora_core.robot.hand import FINGER_JOINTS
     from memora_core.robot.primitives import Primitive, PrimitiveCall
-    from sim.scene import Layout
     from sim.scene.config import load_scene_config
     from tests.scene.bridge_process import bridge_with
 
     box, at = "cinnamon tea box", (0.42, -0.15, 0.3)
-    catalogue = [o.model_copy(update={"position": None}) for o in
-                 make_robot("sim_g1", layout=Layout(seed=0, poses={box: at})).scene_objects()]
-    tracker = ObjectTracker(catalogue)
-    tracker.update(SceneModel(table_z=0.74, stamp_s=1.0, objects=[PerceivedObject(
-        position=(at[0], at[1], 0.775), yaw=at[2], size=(0.06, 0.09, 0.07), shape=Shape.BOX, colour="brown",
-        pixels=900, name=box, match_cost=0.1)]))
+    tracker = _tracker_seeing(box, (at[0], at[1], 0.775), at[2], (0.06, 0.09, 0.07), Shape.BOX, "brown")
     cfg = load_robot_config("unitree_g1")
     scene = load_scene_config(cfg.scene_path())
     with bridge_with({box: at}, seconds=200) as bridge:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from memora_core.robot import make_robot
+from memora_core.robot import load_robot_config, make_robot
 from memora_core.robot.control import RuleBasedController
+from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.control.geometry import angle_deg
 from memora_core.robot.monitor import toppled
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from sim.scene import Layout
@@ -13,7 +15,7 @@ from sim.scene import Layout
 
 def lean_deg(robot, name: str) -> float:
     """How far `name` leans from upright, in degrees (ground truth)."""
-    return float(np.degrees(np.arccos(np.clip(robot.ground_truth_pose(name)[1][2, 2], -1.0, 1.0))))
+    return angle_deg(robot.ground_truth_pose(name)[1][:, 2], np.array([0.0, 0.0, 1.0]))
 
 
 def roll_held(ctl, roll: float = -0.35) -> None:
@@ -28,8 +30,6 @@ def roll_held(ctl, roll: float = -0.35) -> None:
 
 def without_poses(robot_cfg: str, drop) -> object:
     """Robot config `robot_cfg` with the grasp poses for which `drop(pose)` is true left out (a test's control)."""
-    from memora_core.robot import load_robot_config
-
     cfg = load_robot_config(robot_cfg)
     poses = [p for p in cfg.motion.grasp_poses if not drop(p)]
     return cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
@@ -60,8 +60,6 @@ def assert_taken_by_fingers(robot, ctl, result, before, name: str, layout: dict,
 
 def assert_refused_untouched(robot, result, before, name: str) -> None:
     """The pick was refused as no_grasp before the hand moved the object (within 5 mm)."""
-    from memora_core.robot.control.failures import FailureCause
-
     assert not result.success
     assert result.cause is FailureCause.NO_GRASP, result.detail
     assert np.linalg.norm(robot.object_pose(name)[0] - before) < 0.005
