@@ -79,6 +79,29 @@ class Track:
             self.label = other.label if self.label is None else self.label + other.label
         self.box = other.box
 
+    def found_at(self, pos: np.ndarray, t: float) -> None:
+        """Missing, found again at rest at `pos`: it never left (no pick, no put, no pour)."""
+        self.pos, self.missing_since, self.last_rest, self.last_seen, self.pour_at = pos.copy(), None, t, t, None
+
+    def pour_confirmed(self) -> None:
+        """Taken up again at `pour_at` soon after it rested in (or was held still over) a container, and seen to be
+        gone from there (moved on, or not found at that place again): its put there was a pour."""
+        if self.pour_at is None or not self.pending or self.pending[-1].kind != "put":
+            self.pour_at = None
+            return
+        put = self.pending[-1]
+        self.pending[-1] = Event("pour", self.id, (put.key_s + self.last_rest) / 2, put.key_s, self.pour_at,
+                                 target=put.target if put.target is not None else put.over)
+        self.inside, self.pour_at = None, None
+
+    def pick_time(self) -> float:
+        """When the hand took it: the hand that comes to take an object hides it before it grasps it, so when the
+        hand was at its place as it went missing, the grasp is while the hand stayed there (the middle of its
+        stay, up to a moment after); else between its last frame at rest and the first it was missing."""
+        if self.hand_left_t is not None and self.hand_left_t >= self.missing_since:
+            return (self.missing_since + self.hand_left_t) / 2
+        return (self.last_rest + self.missing_since) / 2
+
     @property
     def colour(self) -> str | None:
         return self.colours.most_common(1)[0][0] if self.colours else None
