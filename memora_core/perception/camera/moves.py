@@ -1,6 +1,6 @@
-"""How the camera tracker (tracker.py) reads an action from a track's move: the object taken from its place and
-seen at rest somewhere else, or carried away and never seen again, makes a pick and a put (or a pour). Read from where things rest, not from the object in the hand (the hand and
-forearm hide most of it):
+"""How the camera tracker (tracker.py) reads an action from a track's move: an object taken from its place and
+seen at rest somewhere else, or carried away and never seen again, makes a pick and a put (or a pour). Read from
+where things rest, not from the object in the hand (the hand and forearm hide most of it):
 - an object at rest that goes missing from its place while the hand is there (or was there a moment before: at
   2 FPS the hand that lifted it is often already away) has perhaps been taken; one seen again at its place was
   only hidden, as is one found again at its place never seen carried away, however long it was hidden (under the
@@ -61,11 +61,13 @@ class MoveReader:
         tr.carried, tr.handled = [], True
         return out
 
-
     def settle(self, new: Track) -> list[Event]:
+        """Track `new` has come to rest: the same object seen twice, an object taken earlier found at its place or
+        moved here (its pick and put wait, see `moved`), or a new object."""
         t = self.tk.t
         new.state, new.last_rest = "resting", t
-        taken = [tr for tr in self.tk.tracks if tr.state == "resting" and tr.id != new.id and tr.missing_since is not None
+        taken = [tr for tr in self.tk.tracks if tr.state == "resting" and tr.id != new.id
+                 and tr.missing_since is not None
                  and tr.hand_at_miss and tr.missing_since <= new.first_seen + 1e-6
                  and self.tk.look_cost(tr, new.colour, new.category) < 0.8]
         same_place = [tr for tr in self.tk.tracks if tr.state == "resting" and tr.id != new.id
