@@ -25,6 +25,7 @@ class VideoTracker:
         self.rest_frames = rest_frames
         self.stable_seen = 6  # sightings before a track is trusted to be an object (not a fragment)
         self.max_look = 0.9  # a region this unalike is not the track, however near
+        self.hidden_neighbours, self.hidden_reach = 3, 8.0  # a hidden place follows this many seen places this near
         self.settle_frames = rest_frames + 1
         self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
         self.pour_window_s, self.forget_s = pour_window_s, forget_s
@@ -110,6 +111,7 @@ class VideoTracker:
                     pairs.append((d + look, i, j))
         used_t, used_s = set(), set()
         out: list[Event] = []
+        seen_moves: list[tuple[np.ndarray, np.ndarray]] = []  # (place, its correction) of the places seen again
         for cost, i, j in sorted(pairs):
             if i in used_t or j in used_s:
                 continue
@@ -124,7 +126,9 @@ class VideoTracker:
             used_s.add(j)
             # the place follows the sightings slowly (a candidate not at all): drifting is moving, not resting
             if tr.state == "resting":
-                tr.pos = 0.8 * tr.pos + 0.2 * s.centre
+                step_to = 0.8 * tr.pos + 0.2 * s.centre
+                seen_moves.append((tr.pos.copy(), step_to - tr.pos))
+                tr.pos = step_to
             tr.last_seen, tr.missing_since, tr.carried, tr.pour_at = t, None, [], None
             tr.seen += 1
             tr.in_hand = s.touches_hand
@@ -165,6 +169,7 @@ class VideoTracker:
             elif tr.missing_since is not None and tr.hand_at_miss and hand is not None \
                     and t - tr.missing_since <= self.hand_recent_s + 1e-6 and self._hand_near(hand, tr.pos):
                 tr.hand_left_t = t  # the hand still at its place a moment after it went missing: still taking it
+        self._correct_hidden(live, used_t, seen_moves)
         self._join_parts_taken_together(live, t)
         # 2. what the hand holds away from a place is what it took; what is new starts as a candidate
         self._follow_held(sightings, used_s, t)
@@ -188,6 +193,25 @@ class VideoTracker:
             out += self._flush(tr, t)
         self.events += out
         return out
+
+    def _correct_hidden(self, live: list[Track], used_t: set[int],
+                        seen_moves: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """The view's motion is a fit over the whole frame; its error differs from place to place and adds up over
+        the frames an object is hidden. A place seen again is corrected by its sighting; a hidden place (under the
+        hand, or left by what the hand took) gets the median correction of the nearest places seen this frame, so
+        that it keeps where it lies among its neighbours rather than drifting away from them."""
+        if not seen_moves:
+            return
+        places = np.array([p for p, _ in seen_moves])
+        moves = np.array([m for _, m in seen_moves])
+        for i, tr in enumerate(live):
+            if i in used_t or tr.state != "resting" or tr.missing_since is None:
+                continue
+            d = np.linalg.norm(places - tr.pos, axis=1)
+            near = np.argsort(d)[: self.hidden_neighbours]
+            near = near[d[near] <= self.hidden_reach * self.tol]
+            if len(near):
+                tr.pos = tr.pos + np.median(moves[near], axis=0)
 
     def _join_parts_taken_together(self, live: list[Track], t: float) -> None:
         """Parts of one object (a labelled bottle splits into bands that look different) are taken together: tracks
