@@ -26,6 +26,7 @@ class VideoTracker:
         self.stable_seen = 6  # sightings before a track is trusted to be an object (not a fragment)
         self.max_look = 0.9  # a region this unalike is not the track, however near
         self.hidden_neighbours, self.hidden_reach = 3, 8.0  # a hidden place follows this many seen places this near
+        self.carried_within_extent = True  # a region by the hand within the object's extent of its place: not carried
         self.settle_frames = rest_frames + 1
         self.moved_confirm_s, self.pour_min_s = moved_confirm_s, pour_min_s
         self.pour_window_s, self.forget_s = pour_window_s, forget_s
@@ -235,7 +236,10 @@ class VideoTracker:
     def _follow_held(self, sightings: list[Sighting], used: set[int], t: float) -> None:
         """Held-object tracking: a region touching the hand, away from every resting place, that looks like an
         object the hand took (the one taken last among the like-looking) is that object, carried (lifted
-        straight up, it may show just beside its place: anything not at its place counts)."""
+        straight up, it may show just beside its place: anything beyond half the object's size from its place
+        counts). Nearer, within the object's own extent, it is the part of the object the hand does not hide, still
+        at its place: counted as carried, such pieces made a bowl or cup the hand reached over read as taken and
+        moved."""
         taken = [tr for tr in self.tracks if tr.state == "resting" and tr.missing_since is not None
                  and tr.hand_at_miss]
         if not taken:
@@ -244,7 +248,10 @@ class VideoTracker:
             if j in used or not s.touches_hand:
                 continue
             tr = min(taken, key=lambda c: (round(self.look_cost(c, s.colour, s.category), 1), -c.missing_since))
-            if self.look_cost(tr, s.colour, s.category) < 0.5 and np.linalg.norm(tr.pos - s.centre) > 0.5 * self.tol:
+            reach = 0.5 * self.tol
+            if self.carried_within_extent:  # a piece within the object's own extent is the object, partly hidden
+                reach = max(reach, 0.5 * max(tr.box[2], tr.box[3]))
+            if self.look_cost(tr, s.colour, s.category) < 0.5 and np.linalg.norm(tr.pos - s.centre) > reach:
                 tr.carried.append((t, s.centre.copy()))
 
     def _flush(self, tr: Track, t: float) -> list[Event]:
