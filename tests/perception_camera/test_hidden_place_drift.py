@@ -7,8 +7,7 @@ spoon shows where it always was among its neighbours, 24 px (1.25 place toleranc
 place would be. Control: without the correction the same sightings read as a pick and a put."""
 from __future__ import annotations
 
-from memora_core.perception.camera.tracker import VideoTracker
-from tests.perception_camera.test_tracker import SCENE, _hand_at, _run, _tracker
+from tests.perception_camera.test_tracker import SCENE, _hand_at, _kinds, _tracker
 
 HIDDEN = [t / 2 for t in range(3, 15)]  # 1.5 .. 7.0 s: the hand over the spoon, the view's motion misread
 
@@ -32,15 +31,11 @@ def _frames():
     return frames
 
 
-def _events(tracker: VideoTracker) -> list[tuple[str, str]]:
-    return [(e.kind, tracker.tracks[e.track].colour) for e in _run(tracker, _frames())]
-
-
 def test_a_place_hidden_while_the_view_drifts_is_found_again() -> None:
-    assert _events(_tracker()) == []
+    assert _kinds(_tracker(), _frames()) == []
 
 
 def test_control_without_the_correction_it_reads_as_moved() -> None:
     tracker = _tracker()
     tracker.hidden_neighbours = 0
-    assert ("pick", "yellow") in _events(tracker)
+    assert ("pick", "yellow") in _kinds(tracker, _frames())

@@ -45,6 +45,11 @@ def _run(tr: VideoTracker, frames: list[tuple[float, list[Sighting], np.ndarray 
     return tr.events
 
 
+def _kinds(tr: VideoTracker, frames: list[tuple[float, list[Sighting], np.ndarray | None]]) -> list[tuple[str, str]]:
+    """(kind, colour of the object) of each event read from `frames`."""
+    return [(e.kind, tr.tracks[e.track].colour) for e in _run(tr, frames)]
+
+
 SCENE = lambda t: [_s(t, 60, 100, "red", "bottle"), _s(t, 200, 120, "orange", "cup", 30),  # noqa: E731
                    _s(t, 260, 200, "yellow", "spoon"), _s(t, 120, 200, "silver", "spoon")]
 
