@@ -227,53 +227,14 @@ def test_sim_frames_stay_inside_the_limits_for_any_command(sim_robot, data):
 
 
 # --- the G1 backend, at the LowCmd publisher seam --------------------------------------------------------
-class _Loopback:
-    """The DDS link's stand-in: records every LowCmd written (virtual time, the 29 motors' q) and moves the
-    measured joints 30 % of the way toward it, as a lagging servo would report on rt/lowstate."""
-
-    def __init__(self, robot) -> None:
-        self.robot = robot
-        self.frames: list[tuple[float, np.ndarray]] = []
-
-    def Write(self, msg) -> None:  # noqa: N802 (the SDK's name)
-        q = np.array([msg.motor_cmd[i].q for i in range(len(self.robot._qadr))])
-        self.frames.append((self.robot._now(), q))
-        with self.robot._state_lock:
-            self.robot._q = self.robot._q + 0.3 * (q - self.robot._q)
-
-    def Close(self) -> None:  # noqa: N802
-        pass
-
-
 @pytest.fixture(scope="module")
 def g1_robot():
     pytest.importorskip("unitree_sdk2py")
     from sim.g1 import BODY_JOINTS_29
-    from memora_core.robot.backends.unitree_g1 import UnitreeG1Robot
+    from tests.sim.g1_loopback import loopback_g1
 
     cfg = load_robot_config("unitree_g1").model_copy(update={"dex3": None})  # arm frames only: no hands on the loopback
-    rest = np.array([cfg.home.get(n, 0.0) for n in BODY_JOINTS_29])
-
-    class LoopbackG1(UnitreeG1Robot):
-        clock = 0.0
-
-        def _open_channels(self) -> None:
-            self._pub = self._sub = _Loopback(self)
-            self._q, self._dq = rest.copy(), np.zeros(len(rest))
-
-        def _now(self) -> float:
-            return self.clock
-
-        def _sleep(self, seconds: float) -> None:
-            assert seconds >= 0
-            self.clock += seconds
-
-        def restart(self) -> None:
-            self._q = rest.copy()
-            self._target = self.limits.clip(self.joint_positions())
-            self._pub.frames.clear()
-
-    robot = LoopbackG1(cfg)
+    robot = loopback_g1(cfg)
     yield robot, [BODY_JOINTS_29.index(n) for n in JOINTS]
     robot.close()
 

@@ -6,8 +6,10 @@ to the G1 (domain 0, the robot's interface); in simulation to `python -m sim.uni
 What the controller side computes locally: forward kinematics and mink IK on the G1 model (fixed pelvis),
 fed with the measured joint positions, and a kinematic clearance check of arm postures against the static
 furniture of the configured scene (the table: its pose is part of the kitchen's description, as the
-controller's table height is). Without it the controller would plan blind and may hook the fingers under
-the table's front edge on the way out of the tuck. Joint position/velocity limits and the e-stop are
+controller's table height is) and against the objects the object source reports, each a cylinder of its
+footprint and height (backends/obstacles.py; the held one moves with the hand). Without it the controller
+would plan blind: hook the fingers under the table's front edge on the way out of the tuck, or sweep a
+neighbour into the object it reaches for. Joint position/velocity limits and the e-stop are
 enforced by `Robot.command()` before anything is published, and again here: a move streams one frame per
 command period from the last published frame (JointTrajectory: a duration too short for the velocity limit
 is stretched, never squeezed), frames are paced at least one period apart (a stalled loop slows the arm
@@ -36,14 +38,18 @@ from memora_core.robot.hand import (SWEEP_S, clamp_to_ranges, closes_by_sweep, l
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
+from memora_core.robot.backends.obstacles import ObstacleSlots, add_obstacle_slots, pose_in_body
 from memora_core.robot.body_tree import hangs_from
 from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
 from sim.ik import ArmIK
 from sim.robot_backend import ClearanceChecker
 from sim.scene import Layout, load_scene_config
-from sim.scene.builder import build_scene
+from sim.scene.builder import HAND_BODY, build_spec
 
 log = logging.getLogger(__name__)
+
+# Collision stand-ins for the objects the source reports (backends.obstacles): more than a tabletop holds.
+OBSTACLE_SLOTS = 32
 
 ObjectSource = Callable[[], list[SceneObject]]
 
@@ -61,14 +67,17 @@ class UnitreeG1Robot(Robot):
         self.domain = dds.domain if domain is None else domain
         self.interface = dds.interface if interface is None else interface
         self.period = 1.0 / dds.command_hz
-        # Kinematics only (FK, IK, gravity torques, clearance), never stepped: the G1 in the configured scene
-        # without its objects (their geometry is not known here), so the table is in the model.
-        scene = load_scene_config(config.scene_path())
-        self.model = build_scene(scene, Layout(seed=0, poses={}), with_robot=True).model
+        # Kinematics only (FK, IK, gravity torques, clearance), never stepped: the G1 and the table of the
+        # configured scene, plus collision slots that stand in for the objects the object source reports.
+        spec = build_spec(load_scene_config(config.scene_path()), Layout(seed=0, poses={}), with_robot=True)
+        add_obstacle_slots(spec, OBSTACLE_SLOTS)
+        self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
         pelvis = self.model.body("pelvis").id
         robot_bodies = {b for b in range(self.model.nbody) if hangs_from(self.model, b, pelvis)}
-        self._check = ClearanceChecker(self.model, robot_bodies, {}, config.motion.clearance_margin)
+        self._slots = ObstacleSlots(self.model)
+        self._check = ClearanceChecker(self.model, robot_bodies, self._slots.placeholder_names(),
+                                       config.motion.clearance_margin)
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
@@ -250,13 +259,28 @@ class UnitreeG1Robot(Robot):
         return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
 
     def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
-        """"table" when the posture (the measured joints overridden by `target`) presses the robot into the
-        table, unless ignored. Objects are not checked: this backend has no geometry for them."""
+        """What the posture (the measured joints overridden by `target`) brings the robot or the held object
+        within the margin of, unless ignored: the table, and the objects the source reports, each as a cylinder
+        of its footprint radius and height (`backends.obstacles`); the held one moves with the hand."""
+        objects = self.scene_objects()
+        held = None
+        if self._held is not None and self._held_object is not None:
+            self._fk()
+            hand = self.model.body(HAND_BODY[self.arm]).id
+            pos, rot = self.object_pose(self._held)
+            held = (hand, pose_in_body(self.data, hand, pos, rot))
         self._fk(target)
-        return self._check.touching(self.data.qpos.copy(), ignore, None, margin)
+        qpos = self.data.qpos.copy()
+        names = self._slots.place(self._check.model, qpos, objects)
+        self._check.body_name = names
+        if held is not None:
+            body = next((b for b, n in names.items() if n == self._held), None)
+            held = None if body is None else (body, *held)
+        hits = self._check.touching(qpos, ignore, held, margin)
+        return hits
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
-        self.data.qpos[:] = 0.0
+        self.data.qpos[:] = self.model.qpos0  # the body joints at 0, the collision slots parked
         for n, v in {**self.joint_positions(), **(joints or {})}.items():
             self.data.qpos[self._qadr[n]] = v
         mujoco.mj_kinematics(self.model, self.data)

@@ -1,0 +1,88 @@
+"""Collision stand-ins for the objects of a perceived scene, in a backend's kinematic MuJoCo model.
+
+A backend that gets its objects from perception (the G1 over DDS, fed by the head RGB-D scene model) knows
+each object's centre, footprint radius and half height, not its mesh. `add_obstacle_slots` puts a fixed
+number of free bodies into the model before it is compiled, each with one cylinder geom; `ObstacleSlots.place`
+then moves them (in a given qpos) onto the objects reported now and sizes each cylinder to its object (the
+footprint radius encloses a box of any yaw, so the stand-in errs on the side of clearance). Slots not in use
+are parked far from the robot. The kinematic checks (`sim.robot_backend.ClearanceChecker`) then see the
+objects as they see the simulation's own bodies, by name."""
+from __future__ import annotations
+
+import logging
+from typing import Iterable
+
+import mujoco
+import numpy as np
+
+from memora_core.robot.robot import SceneObject
+
+log = logging.getLogger(__name__)
+
+SLOT_PREFIX = "perceived_object_"
+# Parked slots stand in a row this far from the robot (m): no link reaches them.
+PARK_X = 50.0
+
+
+def add_obstacle_slots(spec: mujoco.MjSpec, count: int) -> None:
+    """`count` free bodies with one (placeholder-sized) cylinder each, invisible, parked in a row far away."""
+    for i in range(count):
+        body = spec.worldbody.add_body(name=f"{SLOT_PREFIX}{i}", pos=[PARK_X + i, 0.0, 0.0])
+        body.add_freejoint(name=f"{SLOT_PREFIX}{i}_free")
+        body.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.01, 0.01, 0.0], mass=0.01,
+                      rgba=[0.0, 0.0, 0.0, 0.0], group=5)
+
+
+class ObstacleSlots:
+    """The slots of a compiled model (found by name), placed per check onto the objects reported now."""
+
+    def __init__(self, model: mujoco.MjModel) -> None:
+        self.bodies: list[int] = []
+        for b in range(model.nbody):
+            name = model.body(b).name
+            if name.startswith(SLOT_PREFIX):
+                self.bodies.append(b)
+        self.geoms = [int(np.flatnonzero(model.geom_bodyid == b)[0]) for b in self.bodies]
+        self.qadr = [int(model.jnt_qposadr[model.body_jntadr[b]]) for b in self.bodies]
+        self._warned = False
+
+    def placeholder_names(self) -> dict[str, int]:
+        """A name per slot body (for checkers that want an object -> body map when they are built)."""
+        return {f"{SLOT_PREFIX}{i}": b for i, b in enumerate(self.bodies)}
+
+    def place(self, model: mujoco.MjModel, qpos: np.ndarray, objects: Iterable[SceneObject],
+              near: np.ndarray | None = None) -> dict[int, str]:
+        """Size and move one slot per object with a position (in `model`, `qpos` written in place); park the rest.
+        More objects than slots: those nearest `near` (the robot; the origin by default) get one, and a warning
+        says so once. Returns slot body -> object name."""
+        seen = [o for o in objects if o.position is not None]
+        if len(seen) > len(self.bodies):
+            centre = np.zeros(2) if near is None else np.asarray(near, float)[:2]
+            seen.sort(key=lambda o: float(np.linalg.norm(np.asarray(o.position[:2]) - centre)))
+            if not self._warned:
+                log.warning("%d objects seen, %d collision slots: the furthest go unchecked", len(seen),
+                            len(self.bodies))
+                self._warned = True
+            seen = seen[: len(self.bodies)]
+        names: dict[int, str] = {}
+        for i, (body, geom, adr) in enumerate(zip(self.bodies, self.geoms, self.qadr)):
+            if i < len(seen):
+                o = seen[i]
+                r, h = float(o.radius), float(o.half_height)
+                model.geom_size[geom, :2] = (r, h)
+                model.geom_rbound[geom] = float(np.hypot(r, h))
+                model.geom_aabb[geom] = (0.0, 0.0, 0.0, r, r, h)
+                qpos[adr:adr + 3] = o.position
+                names[body] = o.name
+            else:
+                qpos[adr:adr + 3] = (PARK_X + i, 0.0, 0.0)
+            qpos[adr + 3:adr + 7] = (1.0, 0.0, 0.0, 0.0)
+        return names
+
+
+def pose_in_body(data: mujoco.MjData, body: int, pos: np.ndarray, rot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A world pose (position, 3x3 rotation) in `body`'s frame at `data`'s kinematics: (relpos, relquat)."""
+    frame = data.xmat[body].reshape(3, 3)
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, (frame.T @ np.asarray(rot, float)).ravel())
+    return frame.T @ (np.asarray(pos, float) - data.xpos[body]), quat

@@ -1,0 +1,69 @@
+"""The G1 backend's kinematic clearance check sees the objects its object source reports (each a cylinder of its
+footprint and height, backends/obstacles.py), as the simulation's check sees its bodies: a hand posture inside a
+reported object is named, an ignored object is not, the same posture with the object reported elsewhere is
+clear; a held object moves with the hand and is named when it (not the hand) reaches a neighbour.
+Before, this backend checked the table only, and a reach swept neighbours into the object it went for."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memora_core.robot import load_robot_config
+from memora_core.robot.robot import SceneObject
+
+pytestmark = pytest.mark.sim
+
+TABLE_Z = 0.75
+
+
+def _box(name: str, xy, half_height: float = 0.05, radius: float = 0.05) -> SceneObject:
+    return SceneObject(name=name, category="box", colour="red", material="cardboard", half_height=half_height,
+                       radius=radius, position=(float(xy[0]), float(xy[1]), TABLE_Z + half_height))
+
+
+@pytest.fixture(scope="module")
+def g1():
+    pytest.importorskip("unitree_sdk2py")
+    from tests.sim.g1_loopback import loopback_g1
+
+    seen: list[SceneObject] = []
+    robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=lambda: list(seen))
+    yield robot, seen
+    robot.close()
+
+
+def _posture(robot, palm) -> dict[str, float]:
+    joints, residual = robot.solve_ik(np.array(palm, float))
+    assert residual < 0.01
+    return joints
+
+
+def test_a_reported_object_in_the_hand_s_way_is_named(g1):
+    robot, seen = g1
+    palm = (0.38, -0.18, TABLE_Z + 0.06)
+    target = _posture(robot, palm)
+    seen[:] = [_box("red box", palm[:2])]
+    assert robot.clearance(target, set()) == ["red box"]
+    assert robot.clearance(target, {"red box"}) == []
+    seen[:] = [_box("red box", (palm[0] + 0.1, palm[1] + 0.3))]  # reported elsewhere: the same posture is clear
+    assert robot.clearance(target, set()) == []
+
+
+def test_a_held_object_moves_with_the_hand_and_is_checked(g1):
+    robot, seen = g1
+    palm = np.array([0.38, -0.18, TABLE_Z + 0.24])
+    target = _posture(robot, palm)
+    low = _box("tall box", palm[:2], half_height=0.06)          # its top 0.12 m above the table, 0.12 m under the palm
+    seen[:] = [low]
+    assert robot.clearance(target, set()) == []                 # the empty hand clears it
+    robot.command(target, 2.0)
+    rot = robot._palm_rotation(robot.arm)
+    cup = _box("cup", palm[:2], half_height=0.05, radius=0.04)
+    robot._held, robot._held_object = "cup", cup               # as grasp() records a grasp
+    robot._held_offset, robot._held_rotation = rot.T @ np.array([0.0, 0.0, -0.08]), rot.T
+    try:
+        assert robot.clearance(target, set()) == ["tall box"]   # the cup hangs 0.08 m below the palm, into the box
+        seen[:] = [low.model_copy(update={"position": (palm[0], palm[1] + 0.3, TABLE_Z + 0.06)})]
+        assert robot.clearance(target, set()) == []
+    finally:
+        robot._held = robot._held_object = None
