@@ -1,5 +1,5 @@
-"""Where a place step puts its object: a named region, a free table spot ('on the table', 'next to the
-bowl'), or a receptacle (in/on a bowl, a cup). Raises typed failures (OBJECT_MISSING, NO_SPOT with the
+"""Where a place step puts its object: a free table spot (at a named region or the free spot nearest it, 'on
+the table', 'next to the bowl'), or a receptacle (in/on a bowl, a cup). Raises typed failures (OBJECT_MISSING, NO_SPOT with the
 neighbours crowding the spot as blockers)."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.geometry import edge_gap
 from memora_core.robot.control.resolve import BESIDE, TABLE_WORDS, normalise
 from memora_core.robot.robot import SceneObject
 
@@ -30,15 +31,20 @@ def into_tolerance(place_tolerance: float, receptacle_radius: float) -> float:
 def place_target(c: ControlContext, target: str, relation: str | None, obj: SceneObject | None = None) -> PlaceTarget:
     m = c.cfg.motion
     region = c.regions.get(target.lower())
-    if region is not None:
+    if region is not None and obj is None:
         return PlaceTarget(np.array([region[0], region[1], c.table_z]), m.place_tolerance)
     t = normalise(target)
     beside = BESIDE.match(t)
-    if t in TABLE_WORDS or beside:
+    if region is not None or t in TABLE_WORDS or beside:
         if obj is None:
             raise PrimitiveFailure.missing("say which region of the table")
         ring, keep = 0.0, {obj.name}
-        if beside:
+        if region is not None:  # the named point when it is free (it may lie outside table_zone), else the
+            near = np.array(region[:2], float)  # free spots nearest it
+            free = edge_gap(near, obj.radius, c.scene.footprints(obj.name)) >= m.beside_gap
+            spots = ([near] if free else []) + [s for s in c.putdown.spots_near(obj, near)
+                                                if np.linalg.norm(s - near) > 1e-6]
+        elif beside:
             ref = c.resolver.find(beside.group(1), "reference")
             near = c.scene.xy(ref.name)
             ring = ref.radius + obj.radius + m.beside_gap
