@@ -99,6 +99,7 @@ class UnitreeG1Robot(Robot):
         self._held_offset = np.zeros(3)  # the held object's centre in the palm's frame at the grasp
         self._held_rotation = np.eye(3)  # ... and its orientation there (it was standing when grasped)
         self._let_go: dict[str, SceneObject] = {}
+        self._reach = None  # the reachability map, loaded on first use
         self.hands: dict[str, object] = {}
         self._open_channels()
         self.wait_for_state(state_timeout_s)
@@ -278,6 +279,22 @@ class UnitreeG1Robot(Robot):
             held = None if body is None else (body, *held)
         hits = self._check.touching(qpos, ignore, held, margin)
         return hits
+
+    def arm_planner(self, arm: str):  # noqa: ANN201 - memora_core.robot.motion.ArmMotionPlanner
+        """The motion library's planner for `arm` on a snapshot of this backend's scene (backends.planning_view)."""
+        from memora_core.robot.backends.planning_view import PlanningView
+        from sim.planning_world import arm_planner
+
+        return arm_planner(PlanningView(self), arm)
+
+    def reachability(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap
+        """The arms' reach over the table (cached per robot model and machine, as the simulated G1's)."""
+        if self._reach is None:
+            from memora_core.robot.backends.planning_view import PlanningView
+            from sim.planning_world import reachability_map
+
+            self._reach = reachability_map(PlanningView(self))
+        return self._reach
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
         self.data.qpos[:] = self.model.qpos0  # the body joints at 0, the collision slots parked
