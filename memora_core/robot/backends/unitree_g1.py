@@ -3,13 +3,12 @@ publishing `rt/lowcmd` (unitree_hg LowCmd_, CRC-stamped) and reading `rt/lowstat
 to the G1 (domain 0, the robot's interface); in simulation to `python -m sim.unitree_bridge.bridge`
 (domain 1, `lo`).
 
-What the controller side computes locally: forward kinematics and mink IK on the G1 model (fixed pelvis),
-fed with the measured joint positions, and a kinematic clearance check of arm postures against the static
-furniture of the configured scene (the table: its pose is part of the kitchen's description, as the
-controller's table height is) and against the objects the object source reports, each a cylinder of its
-footprint and height (backends/obstacles.py; the held one moves with the hand). Without it the controller
-would plan blind: hook the fingers under the table's front edge on the way out of the tuck, or sweep a
-neighbour into the object it reaches for. Joint position/velocity limits and the e-stop are
+What the controller side computes locally (backends/g1_kinematics.py, fed with the measured joints): forward
+kinematics, mink IK, gravity torques, a kinematic clearance check of postures against the table of the configured
+scene (its pose is part of the kitchen's description, as the controller's table height is) and the objects the
+object source reports, and the motion library's planner on a snapshot of that scene. Without them the controller
+would plan blind: hook the fingers under the table's front edge on the way out of the tuck, or sweep a neighbour
+into the object it reaches for. Joint position/velocity limits and the e-stop are
 enforced by `Robot.command()` before anything is published, and again here: a move streams one frame per
 command period from the last published frame (JointTrajectory: a duration too short for the velocity limit
 is stretched, never squeezed), frames are paced at least one period apart (a stalled loop slows the arm
@@ -30,7 +29,6 @@ import threading
 import time
 from typing import Callable
 
-import mujoco
 import numpy as np
 
 from memora_core.robot.hand import (SWEEP_S, clamp_to_ranges, closes_by_sweep, lets_go_thumb_first, letting_go_path,
@@ -38,23 +36,15 @@ from memora_core.robot.hand import (SWEEP_S, clamp_to_ranges, closes_by_sweep, l
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
-from memora_core.robot.backends.obstacles import ObstacleSlots, add_obstacle_slots, pose_in_body
-from memora_core.robot.body_tree import hangs_from
-from sim.g1 import BODY_JOINTS_29, LEG_JOINTS, PALM_SITE
-from sim.ik import ArmIK
-from sim.robot_backend import ClearanceChecker
-from sim.scene import Layout, load_scene_config
-from sim.scene.builder import HAND_BODY, build_spec
+from memora_core.robot.backends.g1_kinematics import G1Kinematics
+from sim.g1 import BODY_JOINTS_29, LEG_JOINTS
 
 log = logging.getLogger(__name__)
-
-# Collision stand-ins for the objects the source reports (backends.obstacles): more than a tabletop holds.
-OBSTACLE_SLOTS = 32
 
 ObjectSource = Callable[[], list[SceneObject]]
 
 
-class UnitreeG1Robot(Robot):
+class UnitreeG1Robot(G1Kinematics, Robot):
     def __init__(self, config: RobotConfig, domain: int | None = None, interface: str | None = None,
                  state_timeout_s: float = 10.0, objects: ObjectSource | None = None, **_: object) -> None:
         super().__init__(config)
@@ -67,21 +57,7 @@ class UnitreeG1Robot(Robot):
         self.domain = dds.domain if domain is None else domain
         self.interface = dds.interface if interface is None else interface
         self.period = 1.0 / dds.command_hz
-        # Kinematics only (FK, IK, gravity torques, clearance), never stepped: the G1 and the table of the
-        # configured scene, plus collision slots that stand in for the objects the object source reports.
-        spec = build_spec(load_scene_config(config.scene_path()), Layout(seed=0, poses={}), with_robot=True)
-        add_obstacle_slots(spec, OBSTACLE_SLOTS)
-        self.model = spec.compile()
-        self.data = mujoco.MjData(self.model)
-        pelvis = self.model.body("pelvis").id
-        robot_bodies = {b for b in range(self.model.nbody) if hangs_from(self.model, b, pelvis)}
-        self._slots = ObstacleSlots(self.model)
-        self._check = ClearanceChecker(self.model, robot_bodies, self._slots.placeholder_names(),
-                                       config.motion.clearance_margin)
-        self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
-                    for side in config.arms}
-        self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
-        self._dofadr = {n: int(self.model.joint(n).dofadr[0]) for n in BODY_JOINTS_29}
+        self._build_kinematics(config)
         self._objects = objects
         self._crc = CRC()
         self._cmd = unitree_hg_msg_dds__LowCmd_()
@@ -99,7 +75,6 @@ class UnitreeG1Robot(Robot):
         self._held_offset = np.zeros(3)  # the held object's centre in the palm's frame at the grasp
         self._held_rotation = np.eye(3)  # ... and its orientation there (it was standing when grasped)
         self._let_go: dict[str, SceneObject] = {}
-        self._reach = None  # the reachability map, loaded on first use
         self.hands: dict[str, object] = {}
         self._open_channels()
         self.wait_for_state(state_timeout_s)
@@ -204,9 +179,6 @@ class UnitreeG1Robot(Robot):
                     hand.command(hand.target)
 
     # --- Robot interface -------------------------------------------------------------------------------
-    def joint_ranges(self) -> dict[str, tuple[float, float]]:
-        return {n: tuple(float(v) for v in self.model.jnt_range[self.model.joint(n).id]) for n in BODY_JOINTS_29}
-
     def joint_positions(self) -> dict[str, float]:
         with self._state_lock:
             q = None if self._q is None else self._q.copy()
@@ -246,70 +218,6 @@ class UnitreeG1Robot(Robot):
             if o.name == name and o.position is not None:
                 return np.array(o.position), np.eye(3)
         return None
-
-    def _gravity_torques(self) -> dict[str, float]:
-        """Per body joint, the torque that holds the measured posture against gravity (the feed-forward
-        `tau` of LowCmd, so the drivers' PD error is not spent holding up the arms and torso)."""
-        if self._q is None:
-            return {}
-        self._fk()
-        self.data.qvel[:] = 0.0
-        mujoco.mj_comPos(self.model, self.data)
-        bias = np.zeros(self.model.nv)
-        mujoco.mj_rne(self.model, self.data, 0, bias)
-        return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
-
-    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
-        """What the posture (the measured joints overridden by `target`) brings the robot or the held object
-        within the margin of, unless ignored: the table, and the objects the source reports, each as a cylinder
-        of its footprint radius and height (`backends.obstacles`); the held one moves with the hand."""
-        objects = self.scene_objects()
-        held = None
-        if self._held is not None and self._held_object is not None:
-            self._fk()
-            hand = self.model.body(HAND_BODY[self.arm]).id
-            pos, rot = self.object_pose(self._held)
-            held = (hand, pose_in_body(self.data, hand, pos, rot))
-        self._fk(target)
-        qpos = self.data.qpos.copy()
-        names = self._slots.place(self._check.model, qpos, objects)
-        self._check.body_name = names
-        if held is not None:
-            body = next((b for b, n in names.items() if n == self._held), None)
-            held = None if body is None else (body, *held)
-        hits = self._check.touching(qpos, ignore, held, margin)
-        return hits
-
-    def arm_planner(self, arm: str):  # noqa: ANN201 - memora_core.robot.motion.ArmMotionPlanner
-        """The motion library's planner for `arm` on a snapshot of this backend's scene (backends.planning_view)."""
-        from memora_core.robot.backends.planning_view import PlanningView
-        from sim.planning_world import arm_planner
-
-        return arm_planner(PlanningView(self), arm)
-
-    def reachability(self):  # noqa: ANN201 - memora_core.robot.motion.ReachabilityMap
-        """The arms' reach over the table (cached per robot model and machine, as the simulated G1's)."""
-        if self._reach is None:
-            from memora_core.robot.backends.planning_view import PlanningView
-            from sim.planning_world import reachability_map
-
-            self._reach = reachability_map(PlanningView(self))
-        return self._reach
-
-    def _fk(self, joints: dict[str, float] | None = None) -> None:
-        self.data.qpos[:] = self.model.qpos0  # the body joints at 0, the collision slots parked
-        for n, v in {**self.joint_positions(), **(joints or {})}.items():
-            self.data.qpos[self._qadr[n]] = v
-        mujoco.mj_kinematics(self.model, self.data)
-
-    def hand_position(self, arm: str | None = None) -> np.ndarray:
-        self._fk()
-        return self.data.site(PALM_SITE[arm or self.arm]).xpos.copy()
-
-    def solve_ik(self, target: np.ndarray, seed: dict[str, float] | None = None, rotation: np.ndarray | None = None,
-                 orientation_cost: float | None = None) -> tuple[dict[str, float], float]:
-        self._fk(seed)
-        return self.iks[self.arm].solve(self.data.qpos.copy(), np.asarray(target, float), rotation, orientation_cost)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         """Stream the move from the last published frame, one frame per command period (smooth start and
@@ -415,11 +323,6 @@ class UnitreeG1Robot(Robot):
         hand.command(target)
         self.settle(self.config.dex3.open_s)
         return True
-
-    def _palm_rotation(self, arm: str) -> np.ndarray:
-        """World orientation of `arm`'s palm frame at the measured joints (forward kinematics)."""
-        self._fk()
-        return self.data.site(PALM_SITE[arm]).xmat.reshape(3, 3).copy()
 
     def held_object(self) -> str | None:
         return self._held
