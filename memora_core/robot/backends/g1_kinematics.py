@@ -75,8 +75,7 @@ class G1Kinematics:
         if held is not None:
             body = next((b for b, n in names.items() if n == self._held), None)
             held = None if body is None else (body, *held)
-        hits = self._check.touching(qpos, ignore, held, margin)
-        return hits
+        return self._check.touching(qpos, ignore, held, margin)
 
     def arm_planner(self, arm: str):  # noqa: ANN201 - memora_core.robot.motion.ArmMotionPlanner
         """The motion library's planner for `arm` on a snapshot of this backend's scene (backends.planning_view)."""

@@ -37,11 +37,7 @@ class ObstacleSlots:
     """The slots of a compiled model (found by name), placed per check onto the objects reported now."""
 
     def __init__(self, model: mujoco.MjModel) -> None:
-        self.bodies: list[int] = []
-        for b in range(model.nbody):
-            name = model.body(b).name
-            if name.startswith(SLOT_PREFIX):
-                self.bodies.append(b)
+        self.bodies = [b for b in range(model.nbody) if model.body(b).name.startswith(SLOT_PREFIX)]
         self.geoms = [int(np.flatnonzero(model.geom_bodyid == b)[0]) for b in self.bodies]
         self.qadr = [int(model.jnt_qposadr[model.body_jntadr[b]]) for b in self.bodies]
         self._warned = False
@@ -50,15 +46,13 @@ class ObstacleSlots:
         """A name per slot body (for checkers that want an object -> body map when they are built)."""
         return {f"{SLOT_PREFIX}{i}": b for i, b in enumerate(self.bodies)}
 
-    def place(self, model: mujoco.MjModel, qpos: np.ndarray, objects: Iterable[SceneObject],
-              near: np.ndarray | None = None) -> dict[int, str]:
+    def place(self, model: mujoco.MjModel, qpos: np.ndarray, objects: Iterable[SceneObject]) -> dict[int, str]:
         """Size and move one slot per object with a position (in `model`, `qpos` written in place); park the rest.
-        More objects than slots: those nearest `near` (the robot; the origin by default) get one, and a warning
-        says so once. Returns slot body -> object name."""
+        More objects than slots: those nearest the robot (the world origin) get one, and a warning says so once.
+        Returns slot body -> object name."""
         seen = [o for o in objects if o.position is not None]
         if len(seen) > len(self.bodies):
-            centre = np.zeros(2) if near is None else np.asarray(near, float)[:2]
-            seen.sort(key=lambda o: float(np.linalg.norm(np.asarray(o.position[:2]) - centre)))
+            seen.sort(key=lambda o: float(np.hypot(o.position[0], o.position[1])))
             if not self._warned:
                 log.warning("%d objects seen, %d collision slots: the furthest go unchecked", len(seen),
                             len(self.bodies))

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
+from memora_core.robot.backends.obstacles import pose_in_body
+
 if TYPE_CHECKING:
     from memora_core.robot.backends.unitree_g1 import UnitreeG1Robot
 
@@ -57,8 +59,6 @@ class PlanningView:
 
     def _rel_pose(self, hand: int, obj: int) -> tuple[np.ndarray, np.ndarray]:
         """Body `obj`'s pose in body `hand`'s frame at this snapshot: (relpos, relquat)."""
-        from memora_core.robot.backends.obstacles import pose_in_body
-
         return pose_in_body(self.data, hand, self.data.xpos[obj], self.data.xmat[obj].reshape(3, 3))
 
     def _qpos_with(self, joints: dict[str, float] | None) -> np.ndarray:
