@@ -39,11 +39,6 @@ LOOK_AROUND = ({"waist_roll_joint": 0.2}, {"waist_roll_joint": -0.2}, {"waist_pi
 LOOK_SETTLE_S = 0.2
 
 
-def yaw_rotation(yaw: float | None) -> np.ndarray:
-    c, s = (1.0, 0.0) if yaw is None else (float(np.cos(yaw)), float(np.sin(yaw)))
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
 class PerceivedSimRobot(SimRobot):
     def __init__(self, config: RobotConfig, seed: int = 0, objects: list[str] | None = None,
                  layout: Layout | None = None, camera: HeadCameraSpec | None = None) -> None:
@@ -53,7 +48,6 @@ class PerceivedSimRobot(SimRobot):
         self.tracker = ObjectTracker(self.catalogue)
         self._modeller = SceneModeller(entities(self.catalogue))
         self._camera = HeadRGBD(self.model, camera or HeadCameraSpec(width=320, height=240), seed=seed)
-        self._yaw: dict[str, float | None] = {}
         self._held_seen: tuple[SceneObject, np.ndarray, np.ndarray] | None = None  # object, offset, rotation (palm frame)
         self._let_go: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._held_looks = 0  # frames still to take of the object in the hand until it is seen there
@@ -71,7 +65,6 @@ class PerceivedSimRobot(SimRobot):
         seen = self.tracker.update(scene)
         for p in scene.objects:
             if p.name in seen:
-                self._yaw[p.name] = p.yaw
                 self._let_go.pop(p.name, None)
         return scene if keep else seen
 
@@ -151,7 +144,7 @@ class PerceivedSimRobot(SimRobot):
             return pos.copy(), rot.copy()
         for o in self.tracker.objects() if self.tracker is not None else []:
             if o.name == name and o.position is not None:
-                return np.array(o.position, float), yaw_rotation(self._yaw.get(name))
+                return np.array(o.position, float), o.standing_rotation()
         return None
 
     @property

@@ -20,6 +20,12 @@ from memora_core.robot.limits import PEAK_TO_MEAN_SPEED, EStop, EStopActive, Joi
 UPRIGHT_COS = 0.7
 
 
+def yaw_rotation(yaw: float) -> np.ndarray:
+    """A turn of `yaw` rad about the world's vertical (3x3)."""
+    c, s = float(np.cos(yaw)), float(np.sin(yaw))
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
 class SceneObject(_Cfg):
     """An object as the controller knows it: identity from the scene description, pose from the backend."""
 
@@ -34,6 +40,9 @@ class SceneObject(_Cfg):
     radius: float
     extent: tuple[float, float] | None = None  # half sizes along the object's own x and y (boxes); None: round
     position: Vec3 | None = None  # None: not present / not seen
+    # Perceived (head RGB-D scene model): the world direction (rad) of a box's long side on the table, standing.
+    # None: round, or the source gives no turn (ground truth reports the full orientation through object_pose).
+    yaw: float | None = None
 
     @classmethod
     def from_spec(cls, spec: Any, position: Vec3 | None = None) -> "SceneObject":
@@ -43,6 +52,14 @@ class SceneObject(_Cfg):
                    label=spec.label, aliases=spec.aliases, container=spec.container, half_height=spec.half_height,
                    radius=spec.footprint_radius, position=position,
                    extent=(spec.size[0], spec.size[1]) if spec.shape == "box" else None)
+
+    def standing_rotation(self) -> np.ndarray:
+        """The object standing on its base, turned so that its longer own horizontal axis (x or y, whichever
+        `extent` says is longer) lies along the perceived `yaw`; identity when there is no yaw."""
+        if self.yaw is None:
+            return np.eye(3)
+        long_is_y = self.extent is not None and self.extent[1] > self.extent[0]
+        return yaw_rotation(self.yaw - (np.pi / 2 if long_is_y else 0.0))
 
     def upright(self, rot: np.ndarray) -> bool:
         """Whether orientation `rot` (3x3, world) stands the object on its base (not knocked over)."""

@@ -170,6 +170,8 @@ def _g1_sweep() -> None:
     the simulation closes a rolled hand), then closes the hand; the finger state reads a grasp, and the bridge's
     ground truth has the box held and lifted. The sweep is recorded: the thumb kept its target while the fingers
     closed step by step."""
+    import numpy as np
+
     from memora_core.perception.scene.types import Shape
     from memora_core.robot import load_robot_config, make_robot
     from memora_core.robot.control import RuleBasedController
@@ -179,7 +181,10 @@ def _g1_sweep() -> None:
     from tests.scene.bridge_process import bridge_with
 
     box, at = "cinnamon tea box", (0.42, -0.15, 0.3)
-    tracker = _tracker_seeing(box, (at[0], at[1], 0.775), at[2], (0.06, 0.09, 0.07), Shape.BOX, "brown")
+    # the box stands turned at[2] (its own x from the world's); its long side is its own y, so the scene model
+    # gives that side's direction, at[2] + 90 degrees (as a yaw of a long side, within [-90, 90) degrees)
+    long_side = (at[2] + np.pi / 2 + np.pi / 2) % np.pi - np.pi / 2
+    tracker = _tracker_seeing(box, (at[0], at[1], 0.775), long_side, (0.06, 0.09, 0.07), Shape.BOX, "brown")
     cfg = load_robot_config("unitree_g1")
     scene = load_scene_config(cfg.scene_path())
     with bridge_with({box: at}, seconds=200) as bridge:

@@ -59,7 +59,7 @@ def test_depth_to_pose_accuracy_on_a_rendered_frame(camera_robot):
     assert box.shape is Shape.BOX and abs((box.yaw - want + np.pi / 2) % np.pi - np.pi / 2) < 0.05
 
 
-def test_perceived_objects_carry_catalogue_identity_at_the_seen_position(camera_robot):
+def test_perceived_objects_carry_catalogue_identity_at_the_seen_position_and_turn(camera_robot):
     from memora_core.perception.scene.objects import entities, perceived_objects
 
     robot, cam = camera_robot(POSES)
@@ -70,6 +70,14 @@ def test_perceived_objects_carry_catalogue_identity_at_the_seen_position(camera_
     for o in seen:
         assert o.category == truth[o.name].category and o.half_height == truth[o.name].half_height
         assert np.linalg.norm(np.array(o.position) - np.array(truth[o.name].position)) < 0.01
+        if o.extent is None:
+            assert o.yaw is None  # round: no turn to give
+            continue
+        # a box stands turned as it was seen: its long own axis (the tea box's is y, the spoon's x) lies along
+        # the long axis it really has (a box's long axis has no front: 180 degrees apart is the same)
+        long_axis = int(np.argmax(o.extent))
+        seen_dir, true_dir = o.standing_rotation()[:, long_axis], robot.object_pose(o.name)[1][:, long_axis]
+        assert abs(float(seen_dir @ true_dir)) > np.cos(np.radians(3))
 
 
 def test_reobservation_after_an_object_moves(camera_robot):

@@ -24,5 +24,11 @@ def perceived_sightings(scene: SceneModel, catalogue: list[SceneObject]) -> list
     """`perceived_objects` with how much of each the view explains (0..1, the matched blob's `explained`; a
     part seen gives the part's position)."""
     known = {o.name: o for o in catalogue}
-    return [(known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position)}),
+    return [(known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position),
+                                               "yaw": _box_yaw(known[p.name], p.yaw)}),
              1.0 if p.explained is None else float(p.explained)) for p in scene.objects if p.name in known]
+
+
+def _box_yaw(known: SceneObject, yaw: float | None) -> float | None:
+    """The perceived turn of a known box's long side; None for a round object (it has no turn to speak of)."""
+    return None if yaw is None or known.extent is None else float(yaw)

@@ -1,11 +1,14 @@
 """Collision stand-ins for the objects of a perceived scene, in a backend's kinematic MuJoCo model.
 
 A backend that gets its objects from perception (the G1 over DDS, fed by the head RGB-D scene model) knows
-each object's centre, footprint radius and half height, not its mesh. `add_obstacle_slots` puts a fixed
-number of free bodies into the model before it is compiled, each with one cylinder geom; `ObstacleSlots.place`
-then moves them (in a given qpos) onto the objects reported now and sizes each cylinder to its object (the
-footprint radius encloses a box of any yaw, so the stand-in errs on the side of clearance). Slots not in use
-are parked far from the robot. The kinematic checks (`sim.robot_backend.ClearanceChecker`) then see the
+each object's centre, size and, for a box, the turn of its long side, not its mesh. `add_obstacle_slots` puts a
+fixed number of free bodies into the model before it is compiled, each with one geom; `ObstacleSlots.place`
+then moves them (in a given qpos) onto the objects reported now and shapes each geom to its object: a box whose
+turn was seen is a box of its size turned so; anything else is a cylinder of its footprint radius (which
+encloses a box of any turn, so the stand-in errs on the side of clearance). One geom per body, its type set per
+check: MuJoCo picks the collision routine by the geom's type at each check, and a body of several geoms would
+be culled by bounding volumes computed at compile time, before the sizes were known. Slots not in use are
+parked far from the robot. The kinematic checks (`sim.robot_backend.ClearanceChecker`) then see the
 objects as they see the simulation's own bodies, by name."""
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ PARK_X = 50.0
 
 
 def add_obstacle_slots(spec: mujoco.MjSpec, count: int) -> None:
-    """`count` free bodies with one (placeholder-sized) cylinder each, invisible, parked in a row far away."""
+    """`count` free bodies with one (placeholder-sized) geom each, invisible, parked in a row far away."""
     for i in range(count):
         body = spec.worldbody.add_body(name=f"{SLOT_PREFIX}{i}", pos=[PARK_X + i, 0.0, 0.0])
         body.add_freejoint(name=f"{SLOT_PREFIX}{i}_free")
@@ -60,17 +63,25 @@ class ObstacleSlots:
             seen = seen[: len(self.bodies)]
         names: dict[int, str] = {}
         for i, (body, geom, adr) in enumerate(zip(self.bodies, self.geoms, self.qadr)):
-            if i < len(seen):
-                o = seen[i]
-                r, h = float(o.radius), float(o.half_height)
-                model.geom_size[geom, :2] = (r, h)
-                model.geom_rbound[geom] = float(np.hypot(r, h))
-                model.geom_aabb[geom] = (0.0, 0.0, 0.0, r, r, h)
-                qpos[adr:adr + 3] = o.position
-                names[body] = o.name
-            else:
-                qpos[adr:adr + 3] = (PARK_X + i, 0.0, 0.0)
             qpos[adr + 3:adr + 7] = (1.0, 0.0, 0.0, 0.0)
+            if i >= len(seen):
+                qpos[adr:adr + 3] = (PARK_X + i, 0.0, 0.0)
+                continue
+            o = seen[i]
+            h = float(o.half_height)
+            if o.yaw is not None and o.extent is not None:  # a box, turned as seen
+                half = (float(o.extent[0]), float(o.extent[1]), h)
+                model.geom_type[geom] = mujoco.mjtGeom.mjGEOM_BOX
+                model.geom_size[geom] = half
+                mujoco.mju_mat2Quat(qpos[adr + 3:adr + 7], o.standing_rotation().reshape(-1))
+            else:
+                half = (float(o.radius), float(o.radius), h)
+                model.geom_type[geom] = mujoco.mjtGeom.mjGEOM_CYLINDER
+                model.geom_size[geom] = (half[0], h, 0.0)
+            model.geom_rbound[geom] = float(np.linalg.norm(half))
+            model.geom_aabb[geom] = (0.0, 0.0, 0.0, *half)
+            qpos[adr:adr + 3] = o.position
+            names[body] = o.name
         return names
 
 

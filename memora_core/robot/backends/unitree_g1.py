@@ -216,7 +216,7 @@ class UnitreeG1Robot(G1Kinematics, Robot):
             return self._in_hand(self._held_offset), self._palm_rotation(self.arm) @ self._held_rotation
         for o in self.scene_objects():
             if o.name == name and o.position is not None:
-                return np.array(o.position), np.eye(3)
+                return np.array(o.position), o.standing_rotation()
         return None
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
@@ -280,7 +280,8 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         self._held_object = known
         palm = self._palm_rotation(self.arm)
         self._held_offset = palm.T @ (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
-        self._held_rotation = palm.T  # standing upright (the scene model's objects rest on the table) at the grasp
+        # standing on the table at the grasp (as the scene model sees objects), turned as it was seen
+        self._held_rotation = palm.T @ (known.standing_rotation() if known else np.eye(3))
         self._forget_sightings(name)  # its place on the table is stale now: it moves with the hand
         return True
 
