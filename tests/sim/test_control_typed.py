@@ -49,6 +49,13 @@ def test_a_path_through_an_object_is_typed_blocked_and_names_it(ctl):
     assert f.stopped_short is None and not f.ik_miss
 
 
+def test_a_blocked_goal_with_nothing_named_says_so():
+    # the planner finds no clear posture at a release point: typed as blocked, and the text does not end in "by "
+    f = PrimitiveFailure.blocked("lower", np.array([0.4, 0.1, 0.9]), [], [])
+    assert f.cause is FailureCause.PATH_BLOCKED and not f.blockers
+    assert f.detail == "lower: path to [0.4, 0.1, 0.9] blocked: no clear posture there"
+
+
 def test_a_pick_blocked_by_a_neighbour_is_typed_no_grasp_with_the_neighbour_first():
     """Layout 1001 (see test_controller): every hand that could take the yellow bowl comes down on the bottle."""
     robot = make_robot("sim_g1", seed=1001)

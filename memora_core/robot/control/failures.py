@@ -92,7 +92,9 @@ class PrimitiveFailure(Exception):
     def blocked(cls, what: str, point: np.ndarray, hits: list[str], movable: list[str],
                 posture: bool = False) -> "PrimitiveFailure":
         where = "posture change" if posture else f"path to {np.round(point, 3).tolist()}"
-        return cls(FailureReason.COLLISION, f"{what}: {where} blocked by {', '.join(hits)}", movable,
+        # no names: no posture there is clear of the scene (the planner found no goal), nothing in particular hit
+        by = f"blocked by {', '.join(hits)}" if hits else "blocked: no clear posture there"
+        return cls(FailureReason.COLLISION, f"{what}: {where} {by}", movable,
                    cause=FailureCause.PATH_BLOCKED, what=what, point=point)
 
     @classmethod
