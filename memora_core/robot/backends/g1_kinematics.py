@@ -1,7 +1,8 @@
 """What the G1 backend computes locally, on the G1's kinematic MuJoCo model (never stepped): forward kinematics
 and mink IK fed with the measured joints, gravity torques for LowCmd's feed-forward, a kinematic clearance check
-of postures against the table of the configured scene and the objects the object source reports (each a cylinder
-of its footprint and height in a collision slot, backends/obstacles.py; the held one moves with the hand), and the
+of postures against the table of the configured scene and the objects the object source reports (each in a collision
+slot, backends/obstacles.py: a box turned as it was seen, else a cylinder of its footprint and height; the held one
+moves with the hand), and the
 motion library's planner and reachability map on a snapshot of that model (backends/planning_view.py).
 
 `G1Kinematics` is a mixin of `UnitreeG1Robot`: it reads the robot's measured joints (`joint_positions`), its
@@ -59,8 +60,9 @@ class G1Kinematics:
 
     def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
         """What the posture (the measured joints overridden by `target`) brings the robot or the held object
-        within the margin of, unless ignored: the table, and the objects the source reports, each as a cylinder
-        of its footprint radius and height (`backends.obstacles`); the held one moves with the hand."""
+        within the margin of, unless ignored: the table, and the objects the source reports, each as a box turned as
+        it was seen or a cylinder of its footprint radius and height (`backends.obstacles`); the held one moves with
+        the hand."""
         objects = self.scene_objects()
         held = None
         if self._held is not None and self._held_object is not None:
