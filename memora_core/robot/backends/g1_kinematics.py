@@ -2,8 +2,8 @@
 and mink IK fed with the measured joints, gravity torques for LowCmd's feed-forward, a kinematic clearance check
 of postures against the table of the configured scene and the objects the object source reports (each in a collision
 slot, backends/obstacles.py: a box turned as it was seen, else a cylinder of its footprint and height; the held one
-moves with the hand), and the
-motion library's planner and reachability map on a snapshot of that model (backends/planning_view.py).
+moves with the hand), and the motion library's planner and reachability map on a snapshot of that model
+(backends/planning_view.py).
 
 `G1Kinematics` is a mixin of `UnitreeG1Robot`: it reads the robot's measured joints (`joint_positions`), its
 objects (`scene_objects`, `object_pose`), what it holds (`_held`, `_held_object`) and its current `arm`."""
