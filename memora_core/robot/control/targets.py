@@ -1,6 +1,6 @@
 """Where a place step puts its object: a free table spot (at a named region or the free spot nearest it, 'on
-the table', 'next to the bowl'), or a receptacle (in/on a bowl, a cup). Raises typed failures (OBJECT_MISSING, NO_SPOT with the
-neighbours crowding the spot as blockers)."""
+the table', 'next to the bowl'), or a receptacle (in/on a bowl, a cup). Raises typed failures (OBJECT_MISSING,
+NO_SPOT with the neighbours crowding the spot as blockers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
