@@ -66,9 +66,8 @@ class G1Kinematics:
         objects = self.scene_objects()
         held = None
         if self._held is not None and self._held_object is not None:
-            self._fk()
+            pos, rot = self.object_pose(self._held)  # leaves self.data at the measured joints (its forward kinematics)
             hand = self.model.body(HAND_BODY[self.arm]).id
-            pos, rot = self.object_pose(self._held)
             held = (hand, pose_in_body(self.data, hand, pos, rot))
         self._fk(target)
         qpos = self.data.qpos.copy()
