@@ -11,8 +11,9 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import (DIGITS, FINGER_JOINTS, SWEEP_S, HandPostures, Side, clamp_to_ranges, closes_by_sweep,
-                                    is_grasping, joint_name, lets_go_thumb_first, letting_go_path, sweep_path)
+from memora_core.robot.hand import (CLOSE_S, DIGITS, FINGER_JOINTS, SWEEP_S, HandPostures, Side, clamp_to_ranges,
+                                    closes_by_sweep, guarded_close_step, is_grasping, joint_name, lets_go_thumb_first,
+                                    letting_go_path, sweep_path)
 
 # Dex3-1 finger motors: a closing finger presses with at most this torque (N m) in the simulation.
 FINGER_TORQUE_LIMIT = 2.0
@@ -20,6 +21,13 @@ FINGER_TORQUE_LIMIT = 2.0
 # finger on the object make a grasp (one read could be a finger brushing past).
 HOLD_POLL_S = 0.025
 HOLD_POLLS = 2
+# Once the weld holds the object, the closed hand presses with at most this torque (N m): the weld is soft (its
+# time constant is the shortest the time step allows), and three digits pressing at FINGER_TORQUE_LIMIT twist
+# the object in it (measured in MuJoCo on one cup welded 2 deg off upright: the pick left it leaning 16 deg with
+# the full torque, 4 deg with this). So lightly pressed, a level hand's thumb can slide off a bottle being lifted
+# while the weld carries it (tests/scene/test_dex3_sim.py); at 0.3 it stayed on, and dev layouts 58000-58099 had
+# 9 neighbours knocked over against 2 at 0.2 (86 against 89 of 100 trials successful).
+HOLD_TORQUE_LIMIT = 0.2
 
 
 class Dex3Sim:
@@ -36,7 +44,8 @@ class Dex3Sim:
         self.qadr = np.array([model.jnt_qposadr[j] for j in self.joint_ids])
         self.dadr = np.array([model.jnt_dofadr[j] for j in self.joint_ids])
         model.actuator_forcelimited[self.actuators] = 1
-        model.actuator_forcerange[self.actuators] = [-torque_limit, torque_limit]
+        self.torque_limit = torque_limit
+        self.limit_torque(torque_limit)
         self._digit_of: dict[int, str] = {}
         for digit in DIGITS:
             for k in range(3):
@@ -51,6 +60,10 @@ class Dex3Sim:
         self.target = clamp_to_ranges(self.side, list(q), self.postures.margin)
         self.data.ctrl[self.actuators] = self.target
         return self.target
+
+    def limit_torque(self, limit: float) -> None:
+        """Each finger motor presses with at most `limit` N m from now on."""
+        self.model.actuator_forcerange[self.actuators] = [-limit, limit]
 
     def open(self) -> None:
         self.command(self.postures.open(self.side))
@@ -94,21 +107,28 @@ def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None
     The contacts are read while the hand closes (every HOLD_POLL_S): the grasp is taken once thumb and a finger
     have been on the object for HOLD_POLLS reads in a row. A box the closing fingers squeeze at an edge turns
     and squirts out of a hand that keeps closing (found on a lone tea box: held at 0.1-0.3 s, gone at 0.6 s).
-    A hand whose palm faces the table (hand.closes_by_sweep: the flat pinch) keeps its thumb and closes the
-    index and middle over SWEEP_S (hand.sweep_path), then waits `seconds` more at most."""
+    Any other hand closes guarded (hand.guarded_close_step): every digit over CLOSE_S, each stopping where it
+    touches the object, so the first to arrive holds it in place rather than shoving it over before the thumb is
+    on it; then waits `seconds` more at most. A hand whose palm faces the table (hand.closes_by_sweep: the flat
+    pinch) keeps its thumb and closes the index and middle over SWEEP_S (hand.sweep_path), then waits `seconds`
+    more at most."""
     hand = hand or Dex3Sim(robot.model, robot.data, robot.arm)
+    hand.limit_torque(hand.torque_limit)
     body = robot.model.body(robot.scene.object(name).body_name).id
-    sweep = []
+    sweep, guarded = [], False
     if closes_by_sweep(hand.side, robot.hand_rotation(hand.side.value)):
         sweep = sweep_path(hand.side, hand.target, hand.postures, steps=max(1, round(SWEEP_S / HOLD_POLL_S)))
         seconds += SWEEP_S
     else:
-        hand.close()
+        guarded = True  # each digit closes until it is on the object (hand.guarded_close_step)
+        seconds += CLOSE_S
     held, streak, waited = False, 0, 0.0
     while not held and waited < seconds - 1e-9:
+        step = min(HOLD_POLL_S, seconds - waited)
         if sweep:
             hand.command(sweep.pop(0))
-        step = min(HOLD_POLL_S, seconds - waited)
+        elif guarded:
+            hand.command(guarded_close_step(hand.side, hand.target, hand.touching(body), step, hand.postures))
         robot.settle(step)
         waited += step
         streak = streak + 1 if hand.holds(body) else 0
@@ -117,8 +137,14 @@ def close_and_grasp(robot, name: str, seconds: float = 0.6, hand: Dex3Sim | None
         hand.open()
         robot.settle(0.3)
         return False
-    # The fingers are on it: the weld takes the load from here (reach check waived: the fingers decide).
-    return robot.palm_grasp(name, finger_reach=1.0)
+    # The fingers are on it: the weld takes the load from here (reach check waived: the fingers decide), and the
+    # hand is then told to close all the way, pressing within the finger torque limit (the squeeze a real hand
+    # keeps on what it holds, and what its finger state reads as a grasp: digits held short of closed).
+    ok = robot.palm_grasp(name, finger_reach=1.0)
+    if ok:
+        hand.limit_torque(HOLD_TORQUE_LIMIT)
+        hand.close()
+    return ok
 
 
 def let_go(robot, hand: Dex3Sim, drop_weld, open_s: float = 0.5) -> None:
@@ -129,6 +155,7 @@ def let_go(robot, hand: Dex3Sim, drop_weld, open_s: float = 0.5) -> None:
                            thumb_first=lets_go_thumb_first(robot.hand_rotation(hand.side.value)))
     relax, opening = path[0], path[1:]
     hand.command(relax)
+    hand.limit_torque(hand.torque_limit)
     robot.settle(0.1)
     drop_weld()
     robot.settle(0.1)

@@ -9,7 +9,9 @@ mode byte does not say "enabled" keeps its previous target, as on the hand.
 Grip: a real hand holds what it closes on by friction; the simulated fingers, position-servoed and
 torque-limited, let objects slip. So when a hand is commanded closed and its thumb and an opposing finger
 touch an object, the bridge holds that object with the scene's weld (SimRobot.palm_grasp, on that hand's arm),
-and lets go when the hand is commanded open again. Nothing else makes a grasp: no finger contact, no hold."""
+and lets go when the hand is commanded open again; while the weld holds, the fingers press with at most
+sim.dex3.HOLD_TORQUE_LIMIT (pressing harder they would twist the object in the soft weld). Nothing else makes a
+grasp: no finger contact, no hold."""
 from __future__ import annotations
 
 import threading
@@ -17,7 +19,7 @@ from typing import Any
 
 from memora_core.robot.backends.dex3 import topics
 from memora_core.robot.hand import FINGER_JOINTS, Side, closing_digits, is_grasping
-from sim.dex3 import Dex3Sim
+from sim.dex3 import HOLD_TORQUE_LIMIT, Dex3Sim
 
 
 def _enabled(mode: int) -> bool:
@@ -81,6 +83,7 @@ class Dex3Server:
         closing = is_grasping(closing_digits(side, hand.target, hand.postures))
         if self.held_by is side and not closing:
             robot.release()
+            hand.limit_torque(hand.torque_limit)
             self.held_by = None
         elif self.held_by is None and closing and robot.held_object() is None:
             for body, digits in hand.contacts().items():
@@ -88,6 +91,7 @@ class Dex3Server:
                 if name is not None and is_grasping(digits):
                     robot.use_arm(side.value)  # nothing is held, so either arm may be chosen
                     if robot.palm_grasp(name, finger_reach=1.0):  # the fingers decide, not the palm's reach
+                        hand.limit_torque(HOLD_TORQUE_LIMIT)  # the weld carries it (sim.dex3)
                         self.held_by = side
                     break
 
