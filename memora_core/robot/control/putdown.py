@@ -15,6 +15,9 @@ from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
 
+# Set-aside spots of a later stage within this of one tried already (m) are not tried again.
+SAME_SPOT_M = 0.01
+
 log = logging.getLogger(__name__)
 
 
@@ -137,27 +140,45 @@ class PutDown:
     def set_aside(self, obj: SceneObject, work: list[np.ndarray],
                   reserved: list[tuple[np.ndarray, float]] = ()) -> None:
         """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto.
-        Where to look, in turn, until some spot is free: `table_zone` at `aside_distance` from the work and off the
-        arms' way to it; at half that distance (a crowded table); the wider `aside_zone` where the holding arm
-        reaches (the reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way
-        (it may block again there, but it no longer stands where it did). `reserved`: discs (x/y, radius) kept free
-        for the step that the room is made for."""
+        Where to look, in turn, until some spot takes it (a stage whose free spots the arm can lower it onto
+        none of passes to the next): `table_zone` at `aside_distance` from the work and off the arms' way to it;
+        at half that distance (a crowded table); the wider `aside_zone` where the holding arm reaches (the
+        reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way (it may
+        block again there, but it no longer stands where it did). `reserved`: discs (x/y, radius) kept free for
+        the step that the room is made for."""
+        tried: list[np.ndarray] = []
+        failure = None
+        for stage_spots in self.aside_stage_spots(obj, work, reserved):
+            spots = [s for s in stage_spots if all(np.linalg.norm(s - t) > SAME_SPOT_M for t in tried)]
+            if not spots:
+                continue
+            tried += spots
+            try:
+                self.set_down_on_first(obj, spots)
+            except PrimitiveFailure as f:
+                # none of this stage's spots could be lowered onto (a neighbour in the way of the hand, not of
+                # the object): the next stage's spots lie elsewhere
+                failure = failure or f
+                if self.robot.held_object() != obj.name:
+                    raise
+                continue
+            self.c.scene.check_standing(obj, "set aside")
+            return
+        if failure is not None:
+            raise failure
+        raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
+                               cause=FailureCause.NO_SPOT)
+
+    def aside_stage_spots(self, obj: SceneObject, work: list[np.ndarray],
+                          reserved: list[tuple[np.ndarray, float]] = ()) -> list[list[np.ndarray]]:
+        """The free spots of each stage of `set_aside`, in its order (a stage may have none)."""
         keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
         m, origin = self.cfg.motion, self.c.state.origins.get(obj.name)
         footprints = self.c.scene.footprints(obj.name) + list(reserved)  # spots kept for the step count as taken
         half = m.aside_distance / 2
         stages = [dict(), dict(distance=half), dict(distance=half, zone=m.aside_zone, accept=self.reached_by(obj)),
                   dict(distance=half, corridors=False)]
-        spots = []
-        for stage in stages:
-            spots = aside_spots(obj.radius, footprints, work, m, origin, keep_clear, **stage)
-            if spots:
-                break
-        if not spots:
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
-                                   cause=FailureCause.NO_SPOT)
-        self.set_down_on_first(obj, spots)
-        self.c.scene.check_standing(obj, "set aside")
+        return [aside_spots(obj.radius, footprints, work, m, origin, keep_clear, **stage) for stage in stages]
 
     def reached_by(self, obj: SceneObject, arm: str | None = None):
         """Whether `arm` (default: the one holding `obj`) reaches a table spot for `obj` at its release height by
