@@ -25,8 +25,7 @@ HOLD_POLLS = 2
 # time constant is the shortest the time step allows), and three digits pressing at FINGER_TORQUE_LIMIT twist
 # the object in it (measured in MuJoCo on one cup welded 2 deg off upright: the pick left it leaning 16 deg with
 # the full torque, 4 deg with this). So lightly pressed, a level hand's thumb can slide off a bottle being lifted
-# while the weld carries it (tests/scene/test_dex3_sim.py); at 0.3 it stayed on, and dev layouts 58000-58099 had
-# 9 neighbours knocked over against 2 at 0.2 (86 against 89 of 100 trials successful).
+# while the weld carries it (tests/scene/test_dex3_sim.py). How the value was chosen: README, robot section.
 HOLD_TORQUE_LIMIT = 0.2
 
 

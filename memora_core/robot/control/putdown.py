@@ -15,7 +15,7 @@ from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
 
-# Set-aside spots of a later stage within this of one tried already (m) are not tried again.
+# Set-aside spots of a later stage within this of an earlier stage's (m) are not tried again.
 SAME_SPOT_M = 0.01
 
 log = logging.getLogger(__name__)
@@ -146,28 +146,14 @@ class PutDown:
         reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way (it may
         block again there, but it no longer stands where it did). `reserved`: discs (x/y, radius) kept free for
         the step that the room is made for."""
-        tried: list[np.ndarray] = []
-        failure = None
+        spots: list[np.ndarray] = []  # every stage's spots in turn, each once: set_down_on_first tries them in order
         for stage_spots in self.aside_stage_spots(obj, work, reserved):
-            spots = [s for s in stage_spots if all(np.linalg.norm(s - t) > SAME_SPOT_M for t in tried)]
-            if not spots:
-                continue
-            tried += spots
-            try:
-                self.set_down_on_first(obj, spots)
-            except PrimitiveFailure as f:
-                # none of this stage's spots could be lowered onto (a neighbour in the way of the hand, not of
-                # the object): the next stage's spots lie elsewhere
-                failure = failure or f
-                if self.robot.held_object() != obj.name:
-                    raise
-                continue
-            self.c.scene.check_standing(obj, "set aside")
-            return
-        if failure is not None:
-            raise failure
-        raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
-                               cause=FailureCause.NO_SPOT)
+            spots += [s for s in stage_spots if all(np.linalg.norm(s - t) > SAME_SPOT_M for t in spots)]
+        if not spots:
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
+                                   cause=FailureCause.NO_SPOT)
+        self.set_down_on_first(obj, spots)
+        self.c.scene.check_standing(obj, "set aside")
 
     def aside_stage_spots(self, obj: SceneObject, work: list[np.ndarray],
                           reserved: list[tuple[np.ndarray, float]] = ()) -> list[list[np.ndarray]]:
