@@ -4,7 +4,9 @@ succeeds the step is tried again, else the original failure stands. Each recover
 1. `TuckAndRetry` — a move_to of an empty hand failed for a motion reason other than hitting something
    (chained IK can leave the arm wound up): tuck the arm and go again from a fresh posture, once.
 2. `MakeRoom` — a pick/place/pour is blocked by neighbours the step is not about: set one aside on a free
-   table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`.
+   table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`. A
+   neighbour that cannot be picked because others hem it in has one of those set aside first, then is tried
+   again (both count against the budget).
 3. `PutDownHeld` — a pick finds the hand holding something else (an earlier step or task failed with it in the
    hand): put that back where it was picked from (or on the nearest free spot), once.
 
@@ -81,12 +83,31 @@ class MakeRoom:
                 and bool(self._candidates(f, call, attempt)))
 
     def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
-        blocker = next((b for b in self._candidates(f, call, attempt) if self.clear_away(b, call)), None)
-        if blocker is None:
-            return False
-        attempt.moved.append(blocker)
-        log.info("moved %s aside (it blocked: %s); trying %s again", blocker, f.detail, call.primitive.value)
-        return True
+        budget = self.c.cfg.motion.clear_moves
+        for blocker in self._candidates(f, call, attempt):
+            if len(attempt.moved) >= budget:
+                break
+            hemmed = self.clear_away(blocker, call)
+            if hemmed and len(attempt.moved) + 2 <= budget:
+                hemmed = self.clear_hemmed(blocker, hemmed, call, attempt)
+            if hemmed is None:
+                attempt.moved.append(blocker)
+                log.info("moved %s aside (it blocked: %s); trying %s again", blocker, f.detail,
+                         call.primitive.value)
+                return True
+        return False
+
+    def clear_hemmed(self, blocker: str, hemmed: list[str], call: PrimitiveCall,
+                     attempt: StepAttempt) -> list[str] | None:
+        """`blocker` could not be picked for the neighbours `hemmed` around it: set the first of those that can
+        be set aside (kept away from `blocker` too), then try `blocker` again. As `clear_away`."""
+        involved = self.involved(call)
+        for inner in [b for b in hemmed if b != blocker and b not in involved and b not in attempt.moved]:
+            if self.clear_away(inner, call, keep_from={blocker}) is None:
+                attempt.moved.append(inner)
+                log.info("moved %s aside: it hemmed in %s", inner, blocker)
+                return self.clear_away(blocker, call)
+        return hemmed
 
     def involved(self, call: PrimitiveCall) -> set[str]:
         """The objects a step is about (never moved aside for it): its object, its target, what already lies in
@@ -126,31 +147,39 @@ class MakeRoom:
             return []
         return [(np.asarray(s[:2], float), obj.radius) for s in target.spots[:RESERVED_SPOTS]]
 
-    def clear_away(self, blocker: str, call: PrimitiveCall) -> bool:
-        """Set `blocker` aside; a held object (a place that was blocked) is first put down on a free spot too,
-        and is picked again by the retried step. False when any of it failed."""
+    def clear_away(self, blocker: str, call: PrimitiveCall,
+                   keep_from: set[str] = frozenset()) -> list[str] | None:
+        """Set `blocker` aside (away from the work, the step's objects and `keep_from`); a held object (a place
+        that was blocked) is first put down on a free spot too, and is picked again by the retried step. None
+        when it is aside; else the neighbours that kept the hand from picking `blocker` up (empty when that was
+        not what failed)."""
         c = self.c
         work = [self.work_xy(call)]
         reserved = self.reserved_spots(call)
+        picking = False
         try:
             held = c.robot.held_object()
             if call.primitive is Primitive.PICK and held is not None and self.involved(call) & {held}:
                 # A pick that got hold of its object but could not lift it: let go where it stands first.
                 if not c.skills.pick.back_off(c.resolver.require(held)):
-                    return False
+                    return []
                 held = None
             if held is not None and held != blocker:
                 c.putdown.park(c.resolver.require(held), work)
             # The step's own objects are picked again by the retried step: keep the blocker away from them too.
-            work += [c.scene.xy(n) for n in self.involved(call) - {blocker} if c.scene.xy(n) is not None]
+            keep = (self.involved(call) | set(keep_from)) - {blocker}
+            work += [c.scene.xy(n) for n in keep if c.scene.xy(n) is not None]
+            picking = c.robot.held_object() is None
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
+            picking = False
             c.putdown.set_aside(c.resolver.require(blocker), work, reserved)
-            return True
+            return None
         except (PrimitiveFailure, LimitViolation) as f:
             log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
             if c.robot.held_object() == blocker:
                 c.putdown.put_back(c.resolver.require(blocker))
-            return False
+            hemmed = picking and isinstance(f, PrimitiveFailure) and c.robot.held_object() is None
+            return list(f.blockers) if hemmed else []
 
 
 class PutDownHeld:
