@@ -11,7 +11,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from memora_core.robot.hand import (CLOSE_S, DIGITS, FINGER_JOINTS, SWEEP_S, HandPostures, Side, clamp_to_ranges,
+from memora_core.robot.hand import (CLOSE_S, DIGITS, FINGER_JOINTS, PRESS_PADS, SWEEP_S, HandPostures, Side,
+                                    clamp_to_ranges,
                                     closes_by_sweep, guarded_close_step, is_grasping, joint_name, lets_go_thumb_first,
                                     letting_go_path, sweep_path)
 
@@ -46,11 +47,13 @@ class Dex3Sim:
         self.torque_limit = torque_limit
         self.limit_torque(torque_limit)
         self._digit_of: dict[int, str] = {}
+        self._links: dict[str, list[int]] = {}  # each digit's links, from the palm out
         for digit in DIGITS:
             for k in range(3):
                 name = f"{self.side.value}_hand_{digit}_{k}_link"
                 if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) >= 0:
                     self._digit_of[model.body(name).id] = digit
+                    self._links.setdefault(digit, []).append(model.body(name).id)
         self.target = list(self.q())
 
     # --- command / state (SDK motor order) --------------------------------------------------------------
@@ -94,6 +97,23 @@ class Dex3Sim:
                 if digit_body in self._digit_of and other not in self._digit_of:
                     out.setdefault(other, set()).add(self._digit_of[digit_body])
         return out
+
+    def pad_forces(self, pads: tuple[tuple[str, str], ...] = PRESS_PADS) -> list[float]:
+        """What each tactile pad (hand.PRESS_PADS: a digit's tip, its last link, or the pad on the link below)
+        would feel: the normal force (N) of the contacts between that link and anything not of the robot (closed
+        fingertips resting on the palm feel nothing)."""
+        m, d = self.model, self.data
+        link = {(digit, part): links[-1] if part == "tip" else links[-2]
+                for digit, links in self._links.items() for part in ("tip", "pad") if len(links) >= 2}
+        force = {b: 0.0 for b in link.values()}
+        f6 = np.zeros(6)
+        for i in range(d.ncon):
+            b1, b2 = int(m.geom_bodyid[d.contact[i].geom1]), int(m.geom_bodyid[d.contact[i].geom2])
+            for mine, other in ((b1, b2), (b2, b1)):
+                if mine in force and m.body_rootid[other] != m.body_rootid[mine]:
+                    mujoco.mj_contactForce(m, d, i, f6)
+                    force[mine] += abs(float(f6[0]))
+        return [force.get(link.get(tuple(p), -1), 0.0) for p in pads]
 
     def holds(self, body: int) -> bool:
         return is_grasping(self.touching(body))

@@ -151,6 +151,8 @@ def closing_digits(side: Side | str, target: list[float], postures: HandPostures
 # touches the object (guarded_close_step). Snapped closed at once, the first finger to arrive shoves the object
 # before the thumb is on it (measured in MuJoCo: cups, cans and boxes tipped 6-20 deg in the hand that way).
 CLOSE_S = 0.4
+# A hand closing guarded over DDS reads its tactile pads and steps its digits this often (s).
+GUARD_POLL_S = 0.025
 
 
 def guarded_close_step(side: Side | str, target: list[float], touching: set[str], dt: float,
@@ -171,6 +173,27 @@ def guarded_close_step(side: Side | str, target: list[float], touching: set[str]
             moved = target[i] + frac * travel
             out[i] = min(moved, closed[i]) if travel > 0 else max(moved, closed[i]) if travel < 0 else target[i]
     return out
+
+
+# The Dex3-1's optional tactile pads: HandState_.press_sensor_state[i] (a 3x4 array of cells each) lies on
+# PRESS_PADS[i] = (digit, part): each digit's tip (its last link) and the pad below it. Unitree's G1 developer
+# notes give six 3x4 fingertip arrays; the order here is the one published monitoring tools for the G1 hand read,
+# not checked on a hand of ours: dex3.press_pads in the robot config overrides it. The sim bridge fills the same
+# entries from MuJoCo contact forces (sim/unitree_bridge/dex3_bridge.py).
+PRESS_PADS = (("thumb", "tip"), ("thumb", "pad"), ("index", "tip"), ("index", "pad"), ("middle", "tip"),
+              ("middle", "pad"))
+
+
+def pad_load(cells: list[float]) -> float:
+    """One pad's reading: the sum of its finite, positive cells (a cell reporting garbage or nothing adds 0)."""
+    return float(sum(v for v in cells if v == v and 0.0 < v < float("inf")))
+
+
+def touching_digits(pressures: list[list[float]], threshold: float,
+                    pads: tuple[tuple[str, str], ...] = PRESS_PADS) -> set[str]:
+    """Digits with a tactile pad loaded at least `threshold` (`pressures[i]`: the cells of pad `pads[i]`; pads
+    beyond either list are ignored). A hand without pads reads all zeros: no digit touches."""
+    return {pads[i][0] for i, cells in enumerate(pressures[:len(pads)]) if pad_load(cells) >= threshold}
 
 
 def opening_path(side: Side | str, start: list[float], postures: HandPostures | None = None,

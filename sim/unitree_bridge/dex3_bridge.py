@@ -1,6 +1,8 @@
 """The sim bridge's Dex3 side: serves `rt/dex3/{left,right}/cmd` (unitree_hg HandCmd_) by driving the
 simulated hands' finger actuators (sim.dex3.Dex3Sim: torque-limited, within the joint ranges) and publishes
-`rt/dex3/{left,right}/state` (HandState_: q, dq, tau_est per motor) from the simulated fingers.
+`rt/dex3/{left,right}/state` (HandState_: q, dq, tau_est per motor) from the simulated fingers, with the
+tactile pads (press_sensor_state, hand.PRESS_PADS) reading the contact force on their links in N, spread evenly
+over each pad's cells.
 
 It runs as a bridge step observer (on the bridge thread, after each physics step): the latest command per
 hand is applied to the actuators' targets, and the state goes out every `state_every` steps. A motor whose
@@ -76,6 +78,8 @@ class Dex3Server:
             for i in range(len(FINGER_JOINTS)):
                 m = state.motor_state[i]
                 m.q, m.dq, m.tau_est = float(q[i]), float(dq[i]), float(tau[i])
+            for pad, force in zip(state.press_sensor_state, hand.pad_forces()):
+                pad.pressure = [force / len(pad.pressure)] * len(pad.pressure)
             self._pubs[side].Write(state)
 
     def _grip(self, robot: Any, side: Side, hand: Dex3Sim) -> None:

@@ -49,3 +49,21 @@ def test_no_time_no_motion():
     start = p.open("right")
     assert guarded_close_step("right", start, set(), 0.0, p) == start
     assert guarded_close_step("right", start, set(), -1.0, p) == start
+
+
+def test_tactile_pads_tell_which_digits_touch():
+    from memora_core.robot.hand import PRESS_PADS, pad_load, touching_digits
+
+    none = [[0.0] * 12 for _ in PRESS_PADS]
+    assert touching_digits(none, 0.3) == set()  # a hand without pads (or touching nothing) reads all zeros
+    press = [list(c) for c in none]
+    press[PRESS_PADS.index(("thumb", "pad"))] = [0.05] * 12        # 0.6 summed over the pad's cells
+    press[PRESS_PADS.index(("middle", "tip"))] = [0.02] * 12       # 0.24: below the threshold
+    assert touching_digits(press, 0.3) == {"thumb"}
+    assert touching_digits(press, 0.2) == {"thumb", "middle"}
+    # Garbage cells add nothing; more pads than the layout names, or fewer, are fine.
+    assert pad_load([float("nan"), float("inf"), -5.0, 0.4]) == pytest.approx(0.4)
+    assert touching_digits(press + [[9.0] * 12] * 3, 0.3) == {"thumb"}
+    assert touching_digits(press[:1], 0.3) == set()
+    # Another pad order (a config's dex3.press_pads) reads the same cells as other digits.
+    assert touching_digits(press, 0.3, tuple(reversed(PRESS_PADS))) == {"middle"}

@@ -57,6 +57,7 @@ def _round_trip() -> None:
             near = lambda h=hand, c=closed: max(abs(a - b) for a, b in zip(h.q(), c)) < 0.1  # noqa: E731
             assert _wait(near, 20.0, hand), f"{side} never closed: {hand.q()} vs {closed}"
             assert not hand.grasping() and hand.blocked() == set()  # nothing between the fingers
+            assert hand.touching() == set()  # ... and no tactile pad feels anything
             for q, (lo, hi) in zip(hand.q(), joint_ranges(side).values()):
                 assert lo - 0.01 <= q <= hi + 0.01
 
@@ -124,9 +125,19 @@ def _g1_grasp() -> None:
         go([0.22, -0.30, 1.02])
         go(palm + [0.0, -0.08, 0.06])           # beside and above
         go(palm + [0.0, -0.13, 0.0])           # level, 13 cm out: nothing between the fingers
+        sent = []
+        command = robot.hands["right"].command
+        robot.hands["right"].command = lambda q: sent.append(list(q)) or command(q)
         assert not robot.grasp(bottle)
         assert robot.held_object() is None
         assert not robot.hands["right"].grasping()
+        # The close is guarded: the fingers stepped toward closed (hand.CLOSE_S in GUARD_POLL_S steps), no pad
+        # felt anything, so none stopped early, before the full close and the opening.
+        from memora_core.robot.hand import CLOSE_S, GUARD_POLL_S
+        closed = robot.hands["right"].postures.closed("right")
+        steps = [q for i, q in enumerate(sent) if (i == 0 or q != sent[i - 1]) and q != closed]
+        assert len(steps) >= round(CLOSE_S / GUARD_POLL_S) - 1, len(steps)
+        assert robot.hands["right"].touching() == set()
         # Pre-shaping the empty hand (grasp.mode fingers shapes it before reaching): the thumb goes a third of
         # the way closed through HandCmd_, as the HandState_ says; and back open.
         hand = robot.hands["right"]
@@ -140,8 +151,15 @@ def _g1_grasp() -> None:
             assert max(abs(a - b) for a, b in zip(hand.q(), target)) < 0.1, (thumb, hand.q(), target)
         go(palm + [0.0, -0.08, 0.0])
         go(palm)                                # in: the bottle between thumb and fingers
+        sent.clear()
         assert robot.grasp(bottle)
         assert robot.held_object() == bottle and robot.hands["right"].grasping()
+        # The pads (the bridge's contact forces) felt the bottle: thumb and a finger; the guarded close stopped
+        # stepping before its end, once they did.
+        felt = robot.hands["right"].touching()
+        assert "thumb" in felt and felt & {"index", "middle"}, felt
+        guarded = [q for i, q in enumerate(sent) if (i == 0 or q != sent[i - 1]) and q != closed]
+        assert 0 < len(guarded) < round(CLOSE_S / GUARD_POLL_S), len(guarded)
         assert tracker() == []                  # its place on the table is stale: the tracker forgot it
         go(palm + [0.0, 0.0, 0.10])             # lift
         robot.settle(0.3)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config, make_robot
-from memora_core.robot.hand import HandPostures, Side, blocked_digits, is_grasping, joint_ranges
+from memora_core.robot.hand import PRESS_PADS, HandPostures, Side, blocked_digits, is_grasping, joint_ranges
 from sim.dex3 import Dex3Sim, close_and_grasp
 from sim.scene import Layout
 
@@ -47,6 +47,9 @@ def test_fingers_close_on_the_bottle_and_lift_it():
     z0 = robot.object_pose(BOTTLE)[0][2]
     assert close_and_grasp(robot, BOTTLE, hand=hand)
     assert {"thumb"} < hand.touching(body)    # thumb and a finger on it
+    # The tactile pads the sim bridge publishes feel it on the thumb and a finger (PRESS_PADS order).
+    felt = {pad[0] for pad, force in zip(PRESS_PADS, hand.pad_forces()) if force > 0.3}
+    assert "thumb" in felt and felt & {"index", "middle"}, hand.pad_forces()
     closed = hand.q()
     assert abs(closed[4]) > 0.5 and abs(closed[6]) > 0.5  # the fingers' distal joints really curled
     assert np.all(np.abs(hand.torque()) <= 2.0 + 1e-6)    # pressing within the finger torque limit

@@ -11,7 +11,8 @@ import threading
 import time
 
 from memora_core.errors import MemoraError
-from memora_core.robot.hand import FINGER_JOINTS, HandPostures, Side, blocked_digits, clamp_to_ranges, is_grasping
+from memora_core.robot.hand import (FINGER_JOINTS, PRESS_PADS, HandPostures, Side, blocked_digits, clamp_to_ranges,
+                                    is_grasping, touching_digits)
 
 # Position-control gains the Dex3 takes per motor (Unitree's own examples use this order of magnitude).
 KP, KD = 1.5, 0.1
@@ -32,7 +33,8 @@ def topics(side: Side | str) -> tuple[str, str]:
 
 
 class Dex3Hand:
-    def __init__(self, side: Side | str, postures: HandPostures | None = None, kp: float = KP, kd: float = KD) -> None:
+    def __init__(self, side: Side | str, postures: HandPostures | None = None, kp: float = KP, kd: float = KD,
+                 touch_threshold: float = 0.3, press_pads: tuple[tuple[str, str], ...] = PRESS_PADS) -> None:
         from unitree_sdk2py.core.channel import ChannelPublisher, ChannelSubscriber
         from unitree_sdk2py.idl.default import unitree_hg_msg_dds__HandCmd_
         from unitree_sdk2py.idl.unitree_hg.msg.dds_ import HandCmd_, HandState_
@@ -40,6 +42,7 @@ class Dex3Hand:
         self.side = Side(side)
         self.postures = postures or HandPostures()
         self.kp, self.kd = kp, kd
+        self.touch_threshold, self.press_pads = float(touch_threshold), tuple(tuple(p) for p in press_pads)
         cmd_topic, state_topic = topics(self.side)
         self._cmd = unitree_hg_msg_dds__HandCmd_()
         self._pub = ChannelPublisher(cmd_topic, HandCmd_)
@@ -47,6 +50,7 @@ class Dex3Hand:
         self._lock = threading.Lock()
         self._q: list[float] | None = None
         self._tau: list[float] | None = None
+        self._press: list[list[float]] = []
         self.states = 0
         self.sent = 0
         self.target: list[float] | None = None
@@ -57,6 +61,7 @@ class Dex3Hand:
         with self._lock:
             self._q = [float(msg.motor_state[i].q) for i in range(len(FINGER_JOINTS))]
             self._tau = [float(msg.motor_state[i].tau_est) for i in range(len(FINGER_JOINTS))]
+            self._press = [[float(v) for v in p.pressure] for p in msg.press_sensor_state[:len(self.press_pads)]]
             self.states += 1
 
     # --- state ------------------------------------------------------------------------------------------
@@ -103,6 +108,12 @@ class Dex3Hand:
         while self.target is not None and time.monotonic() < end:
             self.command(self.target)
             time.sleep(period_s)
+
+    def touching(self) -> set[str]:
+        """Digits whose tactile pads read contact (hand.touching_digits); none on a hand without pads."""
+        with self._lock:
+            press = [list(p) for p in self._press]
+        return touching_digits(press, self.touch_threshold, self.press_pads)
 
     def blocked(self) -> set[str]:
         """Digits held short of their closing target by something between the fingers."""

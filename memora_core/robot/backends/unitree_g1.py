@@ -31,8 +31,8 @@ from typing import Callable
 
 import numpy as np
 
-from memora_core.robot.hand import (SWEEP_S, clamp_to_ranges, closes_by_sweep, lets_go_thumb_first, letting_go_path,
-                                    sweep_path)
+from memora_core.robot.hand import (CLOSE_S, GUARD_POLL_S, SWEEP_S, clamp_to_ranges, closes_by_sweep,
+                                    guarded_close_step, is_grasping, lets_go_thumb_first, letting_go_path, sweep_path)
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
@@ -81,7 +81,9 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         if config.dex3 is not None:
             from memora_core.robot.backends.dex3 import Dex3Hand
 
-            self.hands = {side: Dex3Hand(side) for side in config.arms}
+            d = config.dex3
+            self.hands = {side: Dex3Hand(side, touch_threshold=d.touch_threshold, press_pads=tuple(d.press_pads))
+                          for side in config.arms}
             for hand in self.hands.values():
                 hand.wait_for_state(config.dex3.state_timeout_s)
                 hand.open()
@@ -268,6 +270,8 @@ class UnitreeG1Robot(G1Kinematics, Robot):
             for target in path:
                 hand.command(target)
                 self.settle(SWEEP_S / len(path))
+        else:
+            self._close_guarded(hand)
         hand.close()
         self.settle(self.config.dex3.close_s)
         if not hand.grasping():
@@ -284,6 +288,20 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         self._held_rotation = palm.T @ (known.standing_rotation() if known else np.eye(3))
         self._forget_sightings(name)  # its place on the table is stale now: it moves with the hand
         return True
+
+    def _close_guarded(self, hand) -> None:  # noqa: ANN001 - backends.dex3.Dex3Hand
+        """Close `hand` over CLOSE_S in GUARD_POLL_S steps (hand.guarded_close_step), each digit stopping where its
+        tactile pads read contact: the first digit to meet the object holds it in place instead of shoving it over
+        before the thumb is on it (as the simulation closes a hand, sim.dex3). A hand without pads reads no contact
+        and just closes over CLOSE_S; the full close that follows makes the grip either way."""
+        target = list(hand.target) if hand.target is not None else hand.postures.open(hand.side)
+        for _ in range(max(1, round(CLOSE_S / GUARD_POLL_S))):
+            touching = hand.touching()
+            if is_grasping(touching):
+                return  # thumb and a finger on it: the full close grips it where it stands
+            target = guarded_close_step(hand.side, target, touching, GUARD_POLL_S, hand.postures)
+            hand.command(target)
+            self.settle(GUARD_POLL_S)
 
     def _forget_sightings(self, name: str) -> None:
         """Tell the object source (when it keeps sightings, as the tracker does) that what it saw of `name` is stale."""
