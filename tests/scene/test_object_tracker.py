@@ -100,3 +100,24 @@ def test_a_view_of_a_small_part_does_not_replace_a_whole_view_of_the_object_wher
     assert _where(t) == {"green mug": (0.55, 0.10, 0.79)}
     t.update(_part("green mug", (0.56, 0.11, 0.79), 0.9, stamp=4.0))         # a better view replaces a part
     assert _where(t) == {"green mug": (0.56, 0.11, 0.79)}
+
+
+def test_a_look_alike_named_as_a_hidden_object_does_not_move_it_onto_the_look_alikes_place():
+    """Two objects do not stand in one place: a frame that sees one blob, named as the mug, where the tin is kept,
+    while neither shows anywhere else, has named the tin as the mug. The mug stays where it was kept (and the free
+    spots around it stay taken); the move counts once the tin is seen elsewhere, or the mug at a free place."""
+    t = ObjectTracker([MUG, TIN])
+    t.update(_seen(("green mug", (0.40, -0.10, 0.79)), ("tea tin", (0.25, 0.20, 0.81)), stamp=1.0))
+    t.update(_seen(("green mug", (0.26, 0.20, 0.79)), stamp=2.0))            # the mug hidden, the tin misnamed
+    assert _where(t) == {"green mug": (0.40, -0.10, 0.79), "tea tin": (0.25, 0.20, 0.81)}
+    t.update(_seen(("green mug", (0.26, 0.20, 0.79)), ("tea tin", (0.55, 0.0, 0.81)), stamp=3.0))  # the tin moved
+    assert _where(t) == {"green mug": (0.26, 0.20, 0.79), "tea tin": (0.55, 0.0, 0.81)}
+    t.update(_seen(("green mug", (0.30, -0.25, 0.79)), stamp=4.0))           # a free place: a move, taken
+    assert _where(t)["green mug"] == (0.30, -0.25, 0.79)
+    # Small moves of the object on its own place, and an object put down by the other (it was forgotten while
+    # held, so nothing is kept of it) are not held back.
+    t.update(_seen(("green mug", (0.31, -0.24, 0.79)), stamp=5.0))
+    assert _where(t)["green mug"] == (0.31, -0.24, 0.79)
+    t.forget("tea tin")
+    t.update(_seen(("tea tin", (0.31, -0.24, 0.83)), stamp=6.0))            # set down in the mug (hidden now)
+    assert _where(t)["tea tin"] == (0.31, -0.24, 0.83)

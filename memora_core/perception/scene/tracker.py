@@ -5,6 +5,10 @@ the rest), so the last position each known object was seen at is kept until a ne
 A sighting that explains much less of an object than the one kept (a part of it shows; its position is the
 part's) does not replace it where it lies within the kept one's footprint: the same object seen worse from
 here, not moved.
+A sighting that would move a known object onto the place kept for another known object, which this frame did not
+see anywhere, is left out: two objects do not stand in one place, so the frame has named one look-alike as the
+other (the G1 demo took one tea box for the other while the first was hidden, and set a bowl down on the hidden
+one). The move is taken once the other is seen elsewhere, or the object is seen at a free place.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
 `max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
 than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
@@ -52,6 +56,7 @@ class ObjectTracker:
         A frame older than the sighting it would replace is ignored for that object (out-of-order messages)."""
         stamp_s = scene.stamp_s if stamp_s is None else stamp_s
         seen = perceived_sightings(scene, self.catalogue)
+        named = {o.name for o, _ in seen}
         with self._lock:
             self._newest_s = max(self._newest_s, stamp_s)
             for obj, explained in seen:
@@ -60,12 +65,18 @@ class ObjectTracker:
                     continue
                 if stamp_s < self._forgotten.get(obj.name, float("-inf")):
                     continue  # taken before it was forgotten: where it was then, not where it is
+                if old is not None and not old.covers(obj) and self._kept_for_unseen(obj, named):
+                    continue  # onto another object's place while that one is not seen: a look-alike misnamed
                 if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:
                     self._seen[obj.name] = Sighting(obj, stamp_s, explained)
             self.updates += 1
         return [o.name for o, _ in seen]
+
+    def _kept_for_unseen(self, obj: SceneObject, named: set[str]) -> bool:
+        """Whether `obj`'s position lies on the place kept for another object that the frame (`named`) did not see."""
+        return any(name != obj.name and name not in named and kept.covers(obj) for name, kept in self._seen.items())
 
     def sighting(self, name: str) -> Sighting | None:
         """What is kept of `name`: where, when and how much of it the view explained."""
