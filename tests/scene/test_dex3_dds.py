@@ -152,12 +152,14 @@ def _g1_grasp() -> None:
         go(palm + [0.0, -0.08, 0.0])
         go(palm)                                # in: the bottle between thumb and fingers
         sent.clear()
+        readings = []
+        touching = robot.hands["right"].touching
+        robot.hands["right"].touching = lambda: readings.append(touching()) or readings[-1]
         assert robot.grasp(bottle)
         assert robot.held_object() == bottle and robot.hands["right"].grasping()
-        # The pads (the bridge's contact forces) felt the bottle: thumb and a finger; the guarded close stopped
-        # stepping before its end, once they did.
-        felt = robot.hands["right"].touching()
-        assert "thumb" in felt and felt & {"index", "middle"}, felt
+        # The pads (the bridge's contact forces) felt the bottle: thumb and a finger, at the guarded close's last
+        # reading; it stopped stepping before its end, once they did.
+        assert "thumb" in readings[-1] and readings[-1] & {"index", "middle"}, readings
         guarded = [q for i, q in enumerate(sent) if (i == 0 or q != sent[i - 1]) and q != closed]
         assert 0 < len(guarded) < round(CLOSE_S / GUARD_POLL_S), len(guarded)
         assert tracker() == []                  # its place on the table is stale: the tracker forgot it
@@ -167,6 +169,8 @@ def _g1_grasp() -> None:
         # ... and turns with it: rolling the wrist tips the bottle (a pour's tilt check reads this)
         roll = "right_wrist_roll_joint"
         palm_before = robot._palm_rotation("right")
+        # The controller reads the palm's orientation (a leaning held object is stood from it): not None here.
+        assert np.allclose(robot.hand_rotation(), palm_before) and np.allclose(robot.hand_rotation("right"), palm_before)
         assert robot.command({roll: robot.joint_positions()[roll] + 0.8}, 2.0).completed
         robot.settle(0.3)
         turned = np.degrees(np.arccos(np.clip(np.trace(robot._palm_rotation("right") @ palm_before.T) / 2 - 0.5, -1, 1)))

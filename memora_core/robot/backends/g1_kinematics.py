@@ -109,6 +109,11 @@ class G1Kinematics:
         self._fk(seed)
         return self.iks[self.arm].solve(self.data.qpos.copy(), np.asarray(target, float), rotation, orientation_cost)
 
+    def hand_rotation(self, arm: str | None = None) -> np.ndarray:
+        """World orientation of the palm frame of `arm` at the measured joints (the controller keeps a held object
+        turned as it hangs, and stands a leaning one, from this)."""
+        return self._palm_rotation(arm or self.arm)
+
     def _palm_rotation(self, arm: str) -> np.ndarray:
         """World orientation of `arm`'s palm frame at the measured joints (forward kinematics)."""
         self._fk()
