@@ -47,13 +47,16 @@ class Dex3Sim:
         self.torque_limit = torque_limit
         self.limit_torque(torque_limit)
         self._digit_of: dict[int, str] = {}
-        self._links: dict[str, list[int]] = {}  # each digit's links, from the palm out
+        links_of: dict[str, list[int]] = {}  # each digit's links, from the palm out
         for digit in DIGITS:
             for k in range(3):
                 name = f"{self.side.value}_hand_{digit}_{k}_link"
                 if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name) >= 0:
                     self._digit_of[model.body(name).id] = digit
-                    self._links.setdefault(digit, []).append(model.body(name).id)
+                    links_of.setdefault(digit, []).append(model.body(name).id)
+        # each tactile pad's link (hand.PRESS_PADS): a digit's tip is its last link, the pad the one below it
+        self._pad_link = {(digit, part): links[-1] if part == "tip" else links[-2]
+                          for digit, links in links_of.items() for part in ("tip", "pad") if len(links) >= 2}
         self.target = list(self.q())
 
     # --- command / state (SDK motor order) --------------------------------------------------------------
@@ -103,9 +106,7 @@ class Dex3Sim:
         would feel: the normal force (N) of the contacts between that link and anything not of the robot (closed
         fingertips resting on the palm feel nothing)."""
         m, d = self.model, self.data
-        link = {(digit, part): links[-1] if part == "tip" else links[-2]
-                for digit, links in self._links.items() for part in ("tip", "pad") if len(links) >= 2}
-        force = {b: 0.0 for b in link.values()}
+        force = {b: 0.0 for b in self._pad_link.values()}
         f6 = np.zeros(6)
         for i in range(d.ncon):
             b1, b2 = int(m.geom_bodyid[d.contact[i].geom1]), int(m.geom_bodyid[d.contact[i].geom2])
@@ -113,7 +114,7 @@ class Dex3Sim:
                 if mine in force and m.body_rootid[other] != m.body_rootid[mine]:
                     mujoco.mj_contactForce(m, d, i, f6)
                     force[mine] += abs(float(f6[0]))
-        return [force.get(link.get(tuple(p), -1), 0.0) for p in pads]
+        return [force.get(self._pad_link.get(tuple(p), -1), 0.0) for p in pads]
 
     def holds(self, body: int) -> bool:
         return is_grasping(self.touching(body))

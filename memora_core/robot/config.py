@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memora_core.config import CONFIG_DIR, load_yaml
-from memora_core.robot.hand import PRESS_PADS
+from memora_core.robot.hand import PRESS_PADS, TOUCH_THRESHOLD
 from memora_core.robot.limits import LimitsConfig
 
 Vec3 = tuple[float, float, float]
@@ -213,7 +213,7 @@ class Dex3Config(_Cfg):
     state_timeout_s: float = Field(default=10.0, gt=0, description="wait for the first HandState_ of each hand")
     command_every: int = Field(default=5, ge=1,
                                description="re-send the hands' targets every this many LowCmd frames (a steady stream)")
-    touch_threshold: float = Field(default=0.3, gt=0,
+    touch_threshold: float = Field(default=TOUCH_THRESHOLD, gt=0,
                                    description="a tactile pad whose cells sum to at least this is touching something: "
                                                "a closing digit stops there (the sim bridge publishes contact force "
                                                "in N; calibrate on the real hand's raw readings)")

@@ -182,6 +182,9 @@ def guarded_close_step(side: Side | str, target: list[float], touching: set[str]
 # entries from MuJoCo contact forces (sim/unitree_bridge/dex3_bridge.py).
 PRESS_PADS = (("thumb", "tip"), ("thumb", "pad"), ("index", "tip"), ("index", "pad"), ("middle", "tip"),
               ("middle", "pad"))
+# A pad whose cells sum to at least this reads touch (the sim bridge publishes N; a real hand needs its own value:
+# dex3.touch_threshold in the robot config, which defaults to this).
+TOUCH_THRESHOLD = 0.3
 
 
 def pad_load(cells: list[float]) -> float:

@@ -11,8 +11,8 @@ import threading
 import time
 
 from memora_core.errors import MemoraError
-from memora_core.robot.hand import (FINGER_JOINTS, PRESS_PADS, HandPostures, Side, blocked_digits, clamp_to_ranges,
-                                    is_grasping, touching_digits)
+from memora_core.robot.hand import (FINGER_JOINTS, PRESS_PADS, TOUCH_THRESHOLD, HandPostures, Side, blocked_digits,
+                                    clamp_to_ranges, is_grasping, touching_digits)
 
 # Position-control gains the Dex3 takes per motor (Unitree's own examples use this order of magnitude).
 KP, KD = 1.5, 0.1
@@ -34,7 +34,7 @@ def topics(side: Side | str) -> tuple[str, str]:
 
 class Dex3Hand:
     def __init__(self, side: Side | str, postures: HandPostures | None = None, kp: float = KP, kd: float = KD,
-                 touch_threshold: float = 0.3, press_pads: tuple[tuple[str, str], ...] = PRESS_PADS) -> None:
+                 touch_threshold: float = TOUCH_THRESHOLD, press_pads: tuple[tuple[str, str], ...] = PRESS_PADS) -> None:
         from unitree_sdk2py.core.channel import ChannelPublisher, ChannelSubscriber
         from unitree_sdk2py.idl.default import unitree_hg_msg_dds__HandCmd_
         from unitree_sdk2py.idl.unitree_hg.msg.dds_ import HandCmd_, HandState_
