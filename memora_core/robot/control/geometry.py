@@ -197,9 +197,7 @@ def grasp_points(top: np.ndarray, clearance: float, grasp_radius: float,
 
 def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Sequence[float]) -> list[float]:
     """Hand yaws (toward the midline, mirrored for the left arm) that put the fingers along `axis`, either
-    end, turned `extra_yaw_deg` further, within `yaw_range`; the least turned from forward first. A box's axis
-    has no preferred end (seen from the head camera it comes out either way), so the order must not depend on
-    which end `axis` points to."""
+    end, turned `extra_yaw_deg` further, within `yaw_range`."""
     theta = float(np.degrees(np.arctan2(axis[1], axis[0])))
     lo, hi = yaw_range
     out = []
@@ -208,7 +206,7 @@ def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Se
         yaw = world * (1.0 if arm == "right" else -1.0)
         if lo <= yaw <= hi:
             out.append(yaw)
-    return sorted(out, key=abs)
+    return out
 
 
 def palm_inner_direction(yaw_deg: float, pitch_deg: float, arm: str, roll_deg: float = 0.0) -> np.ndarray:
