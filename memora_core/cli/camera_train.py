@@ -37,14 +37,15 @@ def _run(args: argparse.Namespace) -> int:
     model = args.model or Path(load_perception_config().camera.model_path)
     bar = tqdm(total=len(sessions), desc="camera-train", disable=args.json)
     st = TrainSettings(seed=args.train_seed, context_scales=SCALES if args.context else None,
-                       instances=not args.no_instances)
+                       instances=not args.no_instances, colour_forest=not args.no_colour_forest)
     path, report = train(sessions, model, st, progress=lambda _: bar.update(1))
     bar.close()
     report["model"] = str(path)
     print(json.dumps(report, indent=1) if args.json else
           f"camera model {path}: {report['regions']} regions from {len(sessions)} sessions; out-of-bag accuracy "
           f"category {report['category_oob_accuracy']}, material {report['material_oob_accuracy']}, "
-          f"label {report['label_oob_accuracy']}")
+          f"label {report['label_oob_accuracy']}"
+          + (f", colour {report['colour_oob_accuracy']}" if "colour_oob_accuracy" in report else ""))
     return 0
 
 
@@ -64,5 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(camera/context.py; off by default: it did not help on dev)")
     p.add_argument("--no-instances", action="store_true", help="do not learn the superpixel merge "
                    "(camera/instances.py); instances are then connected regions split by colour")
+    p.add_argument("--no-colour-forest", action="store_true", help="do not learn colour words; regions are then "
+                   "named by the hue rule of camera/colour.py")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)

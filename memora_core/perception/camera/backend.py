@@ -105,7 +105,10 @@ class CameraPerception(PerceptionBackend):
         pc = self.model.forests["category"].predict_proba(x)
         pm = self.model.forests["material"].predict_proba(x)
         pl = self.model.forests["label"].predict_proba(x)
-        out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
+        colours = [r.colour for r in regions]  # the hue rule (colour.py), where the model has no colour forest
+        if "colour" in self.model.forests:
+            colours, _ = self.model.forests["colour"].predict(x)
+        out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=colours[i], category=pc[i], material=pm[i],
                         touches_hand=r.touches_hand, label=pl[i]) for i, r in enumerate(regions)]
         return out, float((cls == TABLE).mean()), hand
 

@@ -45,6 +45,9 @@ def region_features(rgb: np.ndarray, r: Region) -> np.ndarray:
     ], np.float32)
 
 
+# the measures of a region's colour alone (no size, shape or place): what the colour forest is fitted on
+COLOUR_FEATURES = tuple(FEATURE_NAMES.index(n) for n in (
+    "chromatic", "white", "dark", "sat_median", "val_median", "val_std", "hue_sin", "hue_cos", "core_val", "rim_val"))
 ALL_FEATURE_NAMES = FEATURE_NAMES + LABEL_FEATURE_NAMES  # the category and material forests read the first part
 
 

@@ -1,9 +1,10 @@
 """The camera backend's learned parts, stored as plain arrays in one .npz (no pickle, nothing executed on
 load): the pixel-class lookup table, the hand share of each colour (hand.py; absent in files written before it), the
 pixel classifier with spatial context (context.py; optional), the superpixel merge forest (instances.py; optional),
-and a random forest per attribute (category, material, label), each tree
-as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
-and material were trained on its shape/appearance part only, the label forest on all of it. `memora camera-train` writes the file; loading checks its shape."""
+and a random forest per attribute (category, material, label; colour, optional: absent in files written before it),
+each tree as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
+and material were trained on its shape/appearance part only, the label forest on all of it, the colour forest on
+its colour measures only (features.COLOUR_FEATURES: it names the colour, not the object). `memora camera-train` writes the file; loading checks its shape."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from memora_core.perception.camera.instances import PAIR_FEATURE_NAMES
 from memora_core.perception.camera.regions import LUT_BITS
 
 ATTRIBUTES = ("category", "material", "label")
+OPTIONAL_ATTRIBUTES = ("colour",)  # forests a model may lack (files written before them, or trained without)
 FORMAT_VERSION = 2
 
 
@@ -63,7 +65,9 @@ class Forest:
         return [self.classes[i] for i in k], p[np.arange(len(k)), k]
 
 
-def forest_from_sklearn(rf, classes: list[str]) -> Forest:
+def forest_from_sklearn(rf, classes: list[str], columns: tuple[int, ...] | None = None) -> Forest:
+    """The fitted forest's trees as node arrays. `columns`: the forest was fitted on these columns of the full
+    measure vector, in this order; its split features are mapped back to them, so it takes the full vector."""
     trees = [e.tree_ for e in rf.estimators_]
     n = max(t.node_count for t in trees)
     T, C = len(trees), len(classes)
@@ -81,6 +85,9 @@ def forest_from_sklearn(rf, classes: list[str]) -> Forest:
         right[i, :k] = np.where(leaf, 0, t.children_right[:k])
         v = t.value[:k, 0, :]
         value[i, :k] = v / np.maximum(v.sum(1, keepdims=True), 1e-9)
+    if columns is not None:
+        cols = np.asarray(columns, np.int32)
+        feature = np.where(feature >= 0, cols[np.maximum(feature, 0)], -1).astype(np.int32)
     return Forest(feature, threshold, left, right, value, list(classes))
 
 
@@ -170,7 +177,8 @@ class CameraModel:
                         or context.bias.shape != (4,) or any(s < 1 or s > 255 for s in scales)):
                     raise CameraModelError(f"camera model {path}: context classifier of the wrong shape")
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
-                                 classes=[str(c) for c in z[f"{a}.classes"]]) for a in ATTRIBUTES}
+                                 classes=[str(c) for c in z[f"{a}.classes"]])
+                       for a in ATTRIBUTES + OPTIONAL_ATTRIBUTES if a in ATTRIBUTES or f"{a}.feature" in z.files}
             merge = None
             if "merge.feature" in z.files:  # older files: none
                 if tuple(z["merge.features"].tolist()) != PAIR_FEATURE_NAMES or \

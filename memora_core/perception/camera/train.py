@@ -10,7 +10,9 @@
    mostly one object is a sample labelled with that object's category and material from the scene
    description; a random forest per attribute is fitted: category and material on the regions'
    shape/appearance measures, the printed label (labels.py; NO_LABEL when the object has none) on those and
-   the label-pattern measures.
+   the label-pattern measures; with `colour_forest`, the colour word from the scene description on the region's
+   colour measures alone (features.COLOUR_FEATURES), so that the rendering's light and shading are learned rather
+   than fixed hue and saturation bounds (colour.py, the fallback).
 3. Instances (with `instances`, before 2 so that its regions are found as at inference): each frame's object
    pixels are cut into superpixels, each labelled with the object it mostly shows in the renderer's masks; the
    touching pairs, at every stage of merging them by that truth, train a forest telling whether two pieces are
@@ -26,11 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
+from memora_core.perception.camera.features import COLOUR_FEATURES, FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.groundtruth import OBJECT, SessionLabeller, decode_video
 from memora_core.perception.camera.instances import lab_and_edges, measure, pair_samples, piece_identity, superpixels
-from memora_core.perception.camera.model import ATTRIBUTES, CameraModel, MergeForest, forest_from_sklearn
+from memora_core.perception.camera.model import (ATTRIBUTES, OPTIONAL_ATTRIBUTES, CameraModel, MergeForest,
+                                                 forest_from_sklearn)
 from memora_core.perception.camera.codec import jpeg_roundtrip
 from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.context import ContextClassifier, colour_probabilities, fit_context
@@ -60,6 +63,7 @@ class TrainSettings:
     merge_depth: int = 12
     merge_samples: int = 80000  # pairs the merge forest is fitted on at most (an even spread of those collected)
     merge_min_p: float = 0.5    # the merge bar at which the attribute forests' training regions are found
+    colour_forest: bool = True  # learn colour words from the regions' colour measures (else colour.py's hue rule)
 
 
 @dataclass
@@ -128,7 +132,7 @@ def merge_forest(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.ndar
 def region_samples(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.ndarray | None = None,
                    context: ContextClassifier | None = None,
                    merge: MergeForest | None = None) -> tuple[np.ndarray, dict[str, list[str]]]:
-    xs, ys = [], {a: [] for a in ATTRIBUTES}
+    xs, ys = [], {a: [] for a in ATTRIBUTES + OPTIONAL_ATTRIBUTES}
     palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
     for rgb, object_id, specs, _ in frames:
         regions, _, _ = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm, context=context,
@@ -142,7 +146,7 @@ def region_samples(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.nd
             if (ids == k).sum() < st.min_purity * r.area:
                 continue
             xs.append(region_vector(rgb, r))
-            for a in ATTRIBUTES:
+            for a in ATTRIBUTES + OPTIONAL_ATTRIBUTES:
                 v = getattr(specs[k], a)
                 ys[a].append(NO_LABEL if a == "label" and not v else str(v))
     return np.array(xs, np.float32), ys
@@ -168,13 +172,15 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         raise ValueError("no object regions in the training sessions")
     forests = {}
     report["regions"] = int(len(x))
-    for a in ATTRIBUTES:
+    columns = {"label": None, "colour": COLOUR_FEATURES}  # the others: the shape/appearance part
+    for a in ATTRIBUTES + (("colour",) if st.colour_forest else ()):
         classes = sorted(set(ys[a]))
         y = np.array([classes.index(v) for v in ys[a]])
         rf = RandomForestClassifier(n_estimators=st.trees, max_depth=st.max_depth, random_state=st.seed,
                                     class_weight="balanced", n_jobs=1, oob_score=True)
-        rf.fit(x if a == "label" else x[:, :len(FEATURE_NAMES)], y)
-        forests[a] = forest_from_sklearn(rf, classes)
+        cols = columns.get(a, tuple(range(len(FEATURE_NAMES))))
+        rf.fit(x if cols is None else x[:, list(cols)], y)
+        forests[a] = forest_from_sklearn(rf, classes, cols)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
     path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge).save(out)
     return path, report
