@@ -168,3 +168,19 @@ def test_names_come_from_attributes() -> None:
     assert object_name("bottle", "red", "plastic", "Coca-Cola Classic") == "coca-cola bottle"
     assert object_name("spoon", "silver", "metal", None) == "metal spoon"
     assert object_name("bread", "brown", "food", None) == "bread"
+
+
+def test_objects_are_named_by_their_name_colour_votes(camera_model) -> None:
+    """The backend names a track by the colour forest's words (Track.name_colours), not by the hue rule's words the
+    tracker compares looks with."""
+    from collections import Counter
+
+    from memora_core.perception.camera.backend import CameraPerception
+    from memora_core.perception.camera.tracks import Track
+
+    cats = camera_model.forests["category"].classes
+    mats = camera_model.forests["material"].classes
+    tr = Track(id=0, pos=np.zeros(2), first_seen=0.0, colours=Counter(orange=5), name_colours=Counter(brown=5),
+               category=np.eye(len(cats))[cats.index("bread")], material=np.eye(len(mats))[mats.index("food")])
+    attrs = CameraPerception(model=camera_model)._attrs(tr)
+    assert attrs["colour"] == "brown" and attrs["category"] == "bread"

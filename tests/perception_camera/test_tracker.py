@@ -389,3 +389,20 @@ def replace_lead(lead: float) -> VideoTracker:
     return VideoTracker(320, 240, place_tol=0.06, rest_frames=2, moved_confirm_s=2.5, pour_min_s=1.0, beside_tol=0.09,
                         is_container=lambda tr: int(np.argmax(tr.category)) == CATS.index("cup"),
                         pour_window_s=3.0, forget_s=8.0, put_lead_s=lead)
+
+
+def test_looks_compare_the_hue_rule_words_and_names_take_the_forest_words() -> None:
+    """Each sighting carries two colour words: the hue rule's (`colour`), which the tracker compares looks by, and
+    the colour forest's (`name_colour`), which the object is named by. A cup the forest reads brown and the rule
+    orange keeps one track while the rule's word holds, and its name votes are the forest's."""
+    tk = _tracker()
+    for i in range(4):
+        s = replace(_s(0.5 * i, 100, 100, "orange", "cup"), name_colour="brown")
+        tk.step(0.5 * i, [s])
+    live = [tr for tr in tk.tracks if tr.alive]
+    assert len(live) == 1
+    assert live[0].colour == "orange" and live[0].name_colours.most_common(1)[0][0] == "brown"
+    # without a forest word, the name votes are the rule's (models trained before the colour forest)
+    tk2 = _tracker()
+    tk2.step(0.0, [_s(0.0, 100, 100, "orange", "cup")])
+    assert tk2.tracks[0].name_colours == tk2.tracks[0].colours

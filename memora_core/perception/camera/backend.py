@@ -105,11 +105,12 @@ class CameraPerception(PerceptionBackend):
         pc = self.model.forests["category"].predict_proba(x)
         pm = self.model.forests["material"].predict_proba(x)
         pl = self.model.forests["label"].predict_proba(x)
-        colours = [r.colour for r in regions]  # the hue rule (colour.py), where the model has no colour forest
-        if "colour" in self.model.forests:
-            colours, _ = self.model.forests["colour"].predict(x)
-        out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=colours[i], category=pc[i], material=pm[i],
-                        touches_hand=r.touches_hand, label=pl[i]) for i, r in enumerate(regions)]
+        # Two colour words per region. The tracker compares looks by the hue rule's (colour.py), as its thresholds
+        # were set with; objects are named by the colour forest's where the model has one (it names the colour as
+        # the scene description does more often; the hue rule otherwise).
+        names = self.model.forests["colour"].predict(x)[0] if "colour" in self.model.forests else [None] * len(x)
+        out = [Sighting(t=t, centre=np.array(r.centre), box=r.box, colour=r.colour, category=pc[i], material=pm[i],
+                        touches_hand=r.touches_hand, label=pl[i], name_colour=names[i]) for i, r in enumerate(regions)]
         return out, float((cls == TABLE).mean()), hand
 
     def _palm(self) -> PalmSettings | None:
@@ -125,13 +126,13 @@ class CameraPerception(PerceptionBackend):
         read the same label (an object's parts split by colour, the same object seen again) pool their
         category, material and colour evidence, so they get one name."""
         label = self._label(tr)
-        cat, mat, colours = tr.category, tr.material, tr.colours
+        cat, mat, colours = tr.category, tr.material, tr.name_colours
         if label and tracker is not None:
             same = [tr] + [o for o in tracker.tracks if o is not tr and o.alive and o.category is not None
                            and self._label(o) == label]
             cat = sum((o.category for o in same), np.zeros_like(tr.category))
             mat = sum((o.material for o in same), np.zeros_like(tr.material))
-            colours = sum((o.colours for o in same), Counter())
+            colours = sum((o.name_colours for o in same), Counter())
         colour = colours.most_common(1)[0][0] if colours else None
         return {"category": self.model.forests["category"].classes[int(np.argmax(cat))], "colour": colour,
                 "material": self.model.forests["material"].classes[int(np.argmax(mat))],

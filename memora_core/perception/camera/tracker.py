@@ -227,6 +227,7 @@ class VideoTracker:
                 if o is tr or o.state != "resting" or not overlap(tr.box, o.box):
                     continue
                 tr.colours.update(o.colours)
+                tr.name_colours.update(o.name_colours)
                 for a in ("category", "material", "label"):
                     x, y = getattr(tr, a), getattr(o, a)
                     setattr(tr, a, y if x is None else x if y is None else x + y)

@@ -18,6 +18,7 @@ class Sighting:
     material: np.ndarray
     touches_hand: bool
     label: np.ndarray | None = None  # label class probabilities (None: not read)
+    name_colour: str | None = None   # the colour word to name the object by (the colour forest's); None: `colour`
 
 
 @dataclass
@@ -44,7 +45,8 @@ class Track:
     last_rest: float = 0.0
     missing_since: float | None = None
     hand_at_miss: bool = False        # the hand was at its place when it went missing
-    colours: Counter = field(default_factory=Counter)
+    colours: Counter = field(default_factory=Counter)       # hue-rule colour words seen: what looks alike
+    name_colours: Counter = field(default_factory=Counter)  # the words it is named by (Sighting.name_colour)
     category: np.ndarray | None = None
     material: np.ndarray | None = None
     label: np.ndarray | None = None
@@ -64,6 +66,8 @@ class Track:
     def vote(self, s: Sighting) -> None:
         if s.colour:
             self.colours[s.colour] += 1
+        if s.name_colour or s.colour:
+            self.name_colours[s.name_colour or s.colour] += 1
         self.category = s.category.copy() if self.category is None else self.category + s.category
         self.material = s.material.copy() if self.material is None else self.material + s.material
         if s.label is not None:
@@ -72,6 +76,7 @@ class Track:
 
     def absorb(self, other: "Track") -> None:
         self.colours.update(other.colours)
+        self.name_colours.update(other.name_colours)
         if other.category is not None:
             self.category = other.category if self.category is None else self.category + other.category
             self.material = other.material if self.material is None else self.material + other.material
