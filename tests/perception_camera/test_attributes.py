@@ -1,6 +1,7 @@
 """Object attributes on rendered frames: colour words from pixels (per object, against the scene description; by
-the hue rule and by the colour forest trained on another rendered layout), category and material from the forest trained on another rendered layout, printed labels read by the label
-forest (trained on that other layout), a look-alike pair told apart by name, and the model file (plain arrays: what was trained is what is loaded)."""
+the hue rule and by the colour forest trained on another rendered layout), category and material from the forest
+trained on another rendered layout, printed labels read by the label forest (trained on that other layout), a
+look-alike pair told apart by name, and the model file (plain arrays: what was trained is what is loaded)."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -155,7 +156,8 @@ def test_model_file_round_trip(camera_model, tmp_path) -> None:
     assert np.allclose(again.forests["category"].predict_proba(x), camera_model.forests["category"].predict_proba(x))
     assert np.allclose(again.forests["colour"].predict_proba(x), camera_model.forests["colour"].predict_proba(x))
     older = CameraModel(lut=camera_model.lut, forests={a: f for a, f in camera_model.forests.items() if a != "colour"})
-    assert "colour" not in CameraModel.load(older.save(tmp_path / "older.npz")).forests  # files before the colour forest
+    # files written before the colour forest load without it
+    assert "colour" not in CameraModel.load(older.save(tmp_path / "older.npz")).forests
     (tmp_path / "bad.npz").write_bytes(b"not a model")
     with pytest.raises(Exception):
         CameraModel.load(tmp_path / "bad.npz")

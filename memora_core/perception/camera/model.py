@@ -4,7 +4,8 @@ pixel classifier with spatial context (context.py; optional), the superpixel mer
 and a random forest per attribute (category, material, label; colour, optional: absent in files written before it),
 each tree as its node arrays. All forests take a region's full measure vector (features.ALL_FEATURE_NAMES); category
 and material were trained on its shape/appearance part only, the label forest on all of it, the colour forest on
-its colour measures only (features.COLOUR_FEATURES: it names the colour, not the object). `memora camera-train` writes the file; loading checks its shape."""
+its colour measures only (features.COLOUR_FEATURES: it names the colour, not the object). `memora camera-train` writes
+the file; loading checks its shape."""
 from __future__ import annotations
 
 from dataclasses import dataclass
