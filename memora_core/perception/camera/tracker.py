@@ -226,11 +226,7 @@ class VideoTracker:
             for o in went:
                 if o is tr or o.state != "resting" or not overlap(tr.box, o.box):
                     continue
-                tr.colours.update(o.colours)
-                tr.name_colours.update(o.name_colours)
-                for a in ("category", "material", "label"):
-                    x, y = getattr(tr, a), getattr(o, a)
-                    setattr(tr, a, y if x is None else x if y is None else x + y)
+                tr.pool(o)
                 tr.seen += o.seen
                 o.state = "gone"
 

@@ -74,14 +74,17 @@ class Track:
             self.label = s.label.copy() if self.label is None else self.label + s.label
         self.box = s.box
 
-    def absorb(self, other: "Track") -> None:
+    def pool(self, other: "Track") -> None:
+        """Take `other`'s look evidence (colour votes, category, material and label sums) as its own."""
         self.colours.update(other.colours)
         self.name_colours.update(other.name_colours)
-        if other.category is not None:
-            self.category = other.category if self.category is None else self.category + other.category
-            self.material = other.material if self.material is None else self.material + other.material
-        if other.label is not None:
-            self.label = other.label if self.label is None else self.label + other.label
+        for a in ("category", "material", "label"):
+            x, y = getattr(self, a), getattr(other, a)
+            setattr(self, a, y if x is None else x if y is None else x + y)
+
+    def absorb(self, other: "Track") -> None:
+        """`other` was this object seen again: its evidence pools into this track, and its box is the latest."""
+        self.pool(other)
         self.box = other.box
 
     def found_at(self, pos: np.ndarray, t: float) -> None:
