@@ -65,13 +65,19 @@ def _attribute_votes(frames, specs, model: CameraModel):
     return votes
 
 
-def test_labels_read_by_the_label_forest(labelled, camera_model) -> None:
+@pytest.fixture(scope="module")
+def votes(labelled, camera_model):
+    """Per object of the test layout, per attribute, the words its regions read (found once for the module)."""
+    frames, specs = labelled
+    return _attribute_votes(frames, specs, camera_model)
+
+
+def test_labels_read_by_the_label_forest(labelled, votes) -> None:
     """Labelled objects' regions mostly read their own label (at least half of them, from a small model
     trained on one short session of another layout; at most one reads another's: this model, on these
     lossless frames, reads the Fanta can's ~15 px label as Lipton's), unlabelled objects mostly read none.
     The shipped model's label figures come from `memora perception-bench` (README)."""
-    frames, specs = labelled
-    votes = _attribute_votes(frames, specs, camera_model)
+    _, specs = labelled
     by_name = {s.name: s for s in specs}
     read = {n: v["label"].most_common(1)[0][0] for n, v in votes.items()}
     labelled_seen = [n for n in read if by_name[n].label]
@@ -83,9 +89,8 @@ def test_labels_read_by_the_label_forest(labelled, camera_model) -> None:
     assert sum(read[n] == NO_LABEL for n in plain_seen) >= 0.75 * len(plain_seen), {n: read[n] for n in plain_seen}
 
 
-def test_category_and_material_from_the_forest(labelled, camera_model) -> None:
-    frames, specs = labelled
-    votes = _attribute_votes(frames, specs, camera_model)
+def test_category_and_material_from_the_forest(labelled, votes) -> None:
+    _, specs = labelled
     by_name = {s.name: s for s in specs}
     right = {a: 0 for a in ("category", "material")}
     for name, v in votes.items():
@@ -96,12 +101,11 @@ def test_category_and_material_from_the_forest(labelled, camera_model) -> None:
     assert right["material"] / len(votes) >= 0.75, dict(votes)
 
 
-def test_colour_forest_names_colours_on_another_layout(labelled, camera_model) -> None:
+def test_colour_forest_names_colours_on_another_layout(labelled, votes) -> None:
     """The colour forest (fitted on the colour measures of another layout's regions) names each object's colour as
     the scene description does, at least as often as the hue rule does on the same regions, and region by region
     more often."""
-    frames, specs = labelled
-    votes = _attribute_votes(frames, specs, camera_model)
+    _, specs = labelled
     by_name = {s.name: s for s in specs}
     forest = {n: v["colour"].most_common(1)[0][0] for n, v in votes.items()}
     rule = {n: v["hue_rule"].most_common(1)[0][0] for n, v in votes.items()}
@@ -136,9 +140,8 @@ def test_a_forest_fitted_on_some_measures_reads_them_from_the_full_vector() -> N
                            rf.predict_proba(x[:, list(cols)])[:, 1], atol=1e-3)
 
 
-def test_look_alike_spoons_get_different_names(labelled, camera_model) -> None:
-    frames, specs = labelled
-    votes = _attribute_votes(frames, specs, camera_model)
+def test_look_alike_spoons_get_different_names(labelled, votes) -> None:
+    _, specs = labelled
     names = {}
     for n in ("yellow spoon", "metal spoon"):
         v = votes[n]
