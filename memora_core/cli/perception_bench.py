@@ -61,7 +61,8 @@ def _run(args: argparse.Namespace) -> int:
     sessions = _sessions(args)
     cfg = load_perception_config(args.perception_config, backend="camera")
     bar = tqdm(total=len(sessions), desc="perception-bench", disable=args.json)
-    result = run_bench(sessions, cfg, max_dt_s=args.max_dt, progress=lambda _: bar.update(1))
+    result = run_bench(sessions, cfg, max_dt_s=args.max_dt, progress=lambda _: bar.update(1),
+                       per_kitchen=not args.backend_per_session)
     bar.close()
     if args.json:
         print(json.dumps(result if args.per_session else {k: v for k, v in result.items() if k != "per_session"},
@@ -89,6 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-dt", type=float, default=1.0, help="largest |dt| of a matched action (s)")
     p.add_argument("--perception-config", type=Path, help="perception YAML (default robot_configs/perception.yaml)")
     p.add_argument("--per-session", action="store_true", help="include per-session figures in --json")
+    p.add_argument("--backend-per-session", action="store_true",
+                   help="a fresh camera backend per session (default: one per kitchen, as the memory writer runs)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)
 

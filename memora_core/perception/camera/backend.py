@@ -22,7 +22,9 @@ from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
+from memora_core.perception.camera.name_votes import NameVotes
 from memora_core.perception.camera.naming import action_text, object_name
+from memora_core.perception.camera.products import ProductBook, looks
 from memora_core.perception.camera.regions import TABLE, PalmSettings, Region, find_regions
 from memora_core.perception.camera.tracker import Event, Sighting, Track, VideoTracker
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
@@ -63,6 +65,10 @@ class CameraPerception(PerceptionBackend):
         self._said: dict[str, list[tuple[str, str, float]]] = {}  # video -> (kind, object name, key time) reported
         self._audio = None
         self._duration: dict[str, float] = {}  # video -> duration, when known (set_duration)
+        self._products = ProductBook(self.cfg.product_min_seen)  # labels read clearly, over the videos seen
+        self._known: set[str] = set()  # the labels known while the current segment is named
+        self._video: str | None = None  # the video being named
+        self._votes = NameVotes()  # each name's unsaid attributes, voted over the reports so far
 
     @property
     def model(self) -> CameraModel:
@@ -119,20 +125,38 @@ class CameraPerception(PerceptionBackend):
         return PalmSettings(self.model.hand_share, self.cfg.palm_min_share, self.cfg.palm_reach)
 
     def _label(self, tr: Track) -> str:
+        """The label class with the most evidence (NO_LABEL when unread)."""
         return NO_LABEL if tr.label is None else self.model.forests["label"].classes[int(np.argmax(tr.label))]
+
+    def _read_label(self, tr: Track) -> str:
+        """The label a track is named by: its own strongest class, or, where that is 'no label', the strongest printed
+        label when the kitchen is known to have that product and its evidence is `label_prior_ratio` of the
+        no-label evidence or more (products.py)."""
+        own = self._label(tr)
+        if own or tr.label is None or self.cfg.label_prior_ratio is None or not self._known:
+            return own
+        classes = self.model.forests["label"].classes
+        printed = [i for i in np.argsort(-tr.label) if classes[i] != NO_LABEL]
+        if printed and classes[printed[0]] in self._known \
+                and tr.label[printed[0]] >= self.cfg.label_prior_ratio * float(tr.label.max()):
+            return classes[printed[0]]
+        return own
 
     def _attrs(self, tr: Track, tracker: VideoTracker | None = None) -> dict[str, str | None]:
         """Category, colour, material and label of a track. A printed label names one product: the tracks that
         read the same label (an object's parts split by colour, the same object seen again) pool their
         category, material and colour evidence, so they get one name."""
-        label = self._label(tr)
+        label = self._read_label(tr)
         cat, mat, colours = tr.category, tr.material, tr.name_colours
         if label and tracker is not None:
             same = [tr] + [o for o in tracker.tracks if o is not tr and o.alive and o.category is not None
-                           and self._label(o) == label]
+                           and self._read_label(o) == label]
             cat = sum((o.category for o in same), np.zeros_like(tr.category))
             mat = sum((o.material for o in same), np.zeros_like(tr.material))
             colours = sum((o.name_colours for o in same), Counter())
+            before = self._products.look(label, but=self._video) if self.cfg.label_prior_ratio is not None else None
+            if before is not None and before.category.shape == cat.shape:
+                cat, mat, colours = cat + before.category, mat + before.material, colours + before.colours
         colour = colours.most_common(1)[0][0] if colours else None
         return {"category": self.model.forests["category"].classes[int(np.argmax(cat))], "colour": colour,
                 "material": self.model.forests["material"].classes[int(np.argmax(mat))],
@@ -166,13 +190,17 @@ class CameraPerception(PerceptionBackend):
                     seen.move_to_end(tr.id)
         objects, actions = [], []
         if tracker is not None:
-            objects = self._distinct([self._object(s.track, tracker) for s in seen.values()],
-                                     [s.track for s in seen.values()])
+            self._video = seg.video_id
+            self._known = self._products.known(but=seg.video_id) | set(
+                looks(tracker.tracks, self._label, self.cfg.product_min_seen))
+            shown = [s.track for s in seen.values() if s.track.seen >= self.cfg.min_report_seen]
+            objects = self._distinct([self._object(t, tracker) for t in shown], shown)
             if item.payload == "end" or seg.end_s >= self._duration.get(seg.video_id, float("inf")) - 1e-6:
                 tracker.flush_all()
             new = tracker.events[self._reported[seg.video_id]:]
             self._reported[seg.video_id] = len(tracker.events)
             actions = [self._action(e, tracker) for e in self._once(new, tracker, seg.video_id)]
+            self._products.learn(seg.video_id, tracker.tracks, self._label)
         if table_seen:
             objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))
         if not seg.transcript and self.cfg.transcribe and self.cfg.video_root:
@@ -202,6 +230,8 @@ class CameraPerception(PerceptionBackend):
 
     def _object(self, tr: Track, tracker: VideoTracker) -> ObjectObservation:
         a = self._attrs(tr, tracker)
+        if self.cfg.vote_unsaid:
+            a = self._votes.settle(object_name(**a), a)
         held = self._held(tr)
         where = None if held else (self.track_name(tracker.tracks[tr.inside], tracker) if tr.inside is not None
                                    else self.cfg.surface_name)
@@ -247,6 +277,8 @@ class CameraPerception(PerceptionBackend):
         self._duration[video_id] = duration_s
 
     def close(self) -> None:
+        self._products.clear()
+        self._votes.clear()
         self._trackers.clear()
         self._reported.clear()
         self._said.clear()

@@ -140,7 +140,10 @@ def compression(per_participant: dict[str, list[list[SegmentObservation]]]) -> d
 
 
 def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = "P01", max_dt_s: float = 1.0,
-              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[str], None] | None = None, per_kitchen: bool = True) -> dict[str, Any]:
+    """Score the camera backend against the oracle on `sessions`. `per_kitchen`: one backend watches all the
+    sessions of one kitchen (render seed) in turn, as the memory writer watches one person's videos (what it
+    learned of the kitchen's products carries over, products.py); else a fresh backend per session."""
     import sim.perception  # noqa: F401 - registers the oracle
     from memora_core.config import load_config
     from sim.perception import SimPerception
@@ -151,8 +154,13 @@ def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = 
     per_session, busy, video_s = [], 0.0, 0.0
     written: dict[str, list] = {}
     oracle_written: dict[str, list] = {}
+    kitchens: dict[Any, CameraPerception] = {}
     for s in sessions:
-        backend, oracle = CameraPerception(config), SimPerception(PerceptionConfig(backend="sim"), segmenting)
+        kitchen = s.meta().seed if per_kitchen else s.video_id
+        if kitchen not in kitchens:
+            kitchens[kitchen] = CameraPerception(config)
+        backend = kitchens[kitchen]
+        oracle = SimPerception(PerceptionConfig(backend="sim"), segmenting)
         try:
             cam, ora, b, dur = observe_session(s, participant, backend, oracle, segmenting)
         finally:

@@ -51,6 +51,18 @@ class CameraPerceptionConfig(BaseModel):
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "
                               "(fraction of image width)")
+    label_prior_ratio: float | None = Field(default=0.7, gt=0, le=1, description="a track whose strongest label "
+                                            "class is 'no label' reads a product this kitchen showed before "
+                                            "(products.py) when that label's evidence is at least this fraction of "
+                                            "the no-label evidence; None: labels as read, and each video named alone")
+    product_min_seen: int = Field(default=3, ge=1, description="a label is known in the kitchen once a track read it "
+                                  "in this many sightings")
+    vote_unsaid: bool = Field(default=True, description="report the attributes an object's name leaves unsaid (its "
+                              "colour when named by label, its material when named by colour) as most reports of "
+                              "that name said them (name_votes.py); off: as this segment read them")
+    min_report_seen: int = Field(default=3, ge=0, description="an object is reported once its track has been seen "
+                                 "this many times (a region read once or twice is more often a misreading than an "
+                                 "object; memory would keep it as one)")
     held_state: str = Field(default="held", description="state of an object seen away from any resting place")
     surface_name: str = Field(default="table", description="what objects stand on when in no container")
     surface_category: str = Field(default="furniture", description="category reported for the surface")

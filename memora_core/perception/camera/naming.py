@@ -16,6 +16,15 @@ def object_name(category: str, colour: str | None, material: str | None, label: 
     return f"{colour} {category}" if colour else category
 
 
+def name_says(category: str, colour: str | None, material: str | None, label: str | None) -> set[str]:
+    """The attributes `object_name` puts into the name made from these (the rest it leaves unsaid)."""
+    if label:
+        return {"category", "label"}
+    if material in ("food", "metal"):
+        return {"category", "material", "label"}
+    return {"category", "colour", "label"}
+
+
 def action_text(kind: str, verb: str, obj: str, target: str | None, beside: str | None, surface: str) -> str:
     if kind == "pick":
         return f"{verb} {obj}"
