@@ -17,7 +17,7 @@ from memora_core.robot.body_tree import hangs_from
 from sim.g1 import HEAD_CAMERA, PALM_SITE
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
-from sim.scene.builder import FOREARM_BODY, HAND_BODY, build_scene, weld_name
+from sim.scene.builder import HAND_BODY, build_scene, weld_name
 
 TRACK_S = 0.15  # extra physics time after a ramp so position servos converge
 TABLE_TOUCH = 0.005  # m of penetration into the table top the clearance check tolerates (soft fingertip contact)
@@ -44,7 +44,7 @@ class SimRobot(Robot):
 
         self._check = ClearanceChecker(self.model, self._robot_bodies, self._object_body,
                                         config.motion.clearance_margin, config.motion.transit_clearance_margin,
-                                        load_planner_config().self_penetration, config.motion.body_clearance_margin)
+                                        load_planner_config().self_penetration)
         self._renderer: mujoco.Renderer | None = None
         self._reach = None  # the reachability map, loaded on first use (reachability())
         # Servo feed-forward: the dof of every robot actuator's joint.
@@ -345,18 +345,13 @@ class ClearanceChecker:
     produces a contact. The held object pressed more than `self_penetration` into the robot anywhere but its
     own hand counts too, named "robot:<body>" (an arm reaching across the body swings what it holds into the
     torso or the other arm; the weld then gives and the object shifts in the hand, or is dropped off the table
-    at the let-go). Robot links other than the forearms and hands (FOREARM_BODY: upper arms, shoulders, torso,
-    legs) keep at least `body_margin` from objects whatever margin a check asks for: they never need to come
-    close to one, and they follow the plan least closely (a shoulder swung 1 cm low knocks a bottle over).
-    Physics is never stepped here; only positions are set and collisions detected."""
+    at the let-go). Physics is never stepped here; only positions are set and collisions detected."""
 
     def __init__(self, model: mujoco.MjModel, robot_bodies: set[int], object_body: dict[str, int],
-                 margin: float, max_margin: float | None = None, self_penetration: float = 0.005,
-                 body_margin: float = 0.0) -> None:
+                 margin: float, max_margin: float | None = None, self_penetration: float = 0.005) -> None:
         import copy
 
         self.margin = margin
-        self.body_margin = body_margin
         self.self_penetration = self_penetration
         self._hand_bodies: dict[int, frozenset[int]] = {}  # hand body -> it and the bodies hanging from it
 
@@ -365,14 +360,10 @@ class ClearanceChecker:
         self.robot_bodies = robot_bodies
         self.body_name = {b: n for n, b in object_body.items()}
         self.table = self.model.geom("table_top").id
-        forearms = [self.model.body(n).id for n in FOREARM_BODY.values()
-                    if mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, n) >= 0]
-        # The robot's links held to `body_margin`: all but the forearms and what hangs from them.
-        self.body_links = frozenset(b for b in robot_bodies if not any(hangs_from(self.model, b, f) for f in forearms))
         for g in range(self.model.ngeom):
             if self.model.geom_bodyid[g] in self.body_name:
                 # Contacts are generated out to the largest margin asked for; each check keeps those within its own.
-                self.model.geom_margin[g] = max(margin, max_margin or 0.0, body_margin)
+                self.model.geom_margin[g] = max(margin, max_margin or 0.0)
 
     def hand_bodies(self, hand: int) -> frozenset[int]:
         """`hand` and the robot bodies hanging from it (the fingers), found once per hand: the held object may
@@ -418,8 +409,7 @@ class ClearanceChecker:
                 name = "table" if og == self.table else self.body_name.get(other)
                 if name == "table" and c.dist > -TABLE_TOUCH:
                     continue  # fingertips resting on the table top are fine; pressing into it is not
-                keep = max(margin, self.body_margin) if mover in self.body_links else margin
-                if name != "table" and c.dist > keep:
+                if name != "table" and c.dist > margin:
                     continue  # within the generated contact range but further than this check asks
                 if name and name not in ignore:
                     hits.add(name)

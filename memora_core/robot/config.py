@@ -109,11 +109,6 @@ class MotionConfig(_Cfg):
         "(it turned in the hand, or a relaxed carry or pour left the wrist turned) and the hand is turned back to "
         "stand it as it stood before it is carried over the spot and let go"))
     clearance_margin: float = Field(default=0.01, ge=0)
-    body_clearance_margin: float = Field(default=0.0, ge=0, description=(
-        "m the robot's links other than its forearms and hands (upper arms, shoulders, torso, legs) keep from "
-        "objects in every kinematic check, whatever smaller margin the move asks for: they never need to come "
-        "close to an object, and swinging with the waist and shoulders they follow a plan least closely. 0: "
-        "only the move's own margin"))
     planned_carry: bool = Field(default=False, description=(
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
         "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "

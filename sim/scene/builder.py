@@ -15,9 +15,6 @@ from sim.scene.textures import label_texture
 
 SCENE_GROUP = 0  # scene geoms; the robot's visual meshes stay in group 2 so a camera can hide them
 HAND_BODY = {"right": "right_wrist_yaw_link", "left": "left_wrist_yaw_link"}
-# The forearms (each elbow link and everything hanging from it, the hand included): the robot's links that work
-# close to objects. The rest of the body keeps the kinematic checks' larger body margin.
-FOREARM_BODY = {"right": "right_elbow_link", "left": "left_elbow_link"}
 DEMO_HAND = "demo_hand"
 DEMO_HEAD = "demo_head"
 DEMO_CAMERA = "demo_cam"

@@ -36,8 +36,7 @@ class G1Kinematics:
         robot_bodies = {b for b in range(self.model.nbody) if hangs_from(self.model, b, pelvis)}
         self._slots = ObstacleSlots(self.model)
         self._check = ClearanceChecker(self.model, robot_bodies, self._slots.placeholder_names(),
-                                       config.motion.clearance_margin,
-                                       body_margin=config.motion.body_clearance_margin)
+                                       config.motion.clearance_margin)
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
