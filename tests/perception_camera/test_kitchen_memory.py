@@ -44,16 +44,19 @@ def _track(kinds, tid: int, label: np.ndarray, seen: int = 5, colours: Counter |
                  material=_onehot(mats, mats[0]))
 
 
-def _naming(backend: CameraPerception, video: str) -> None:
-    """What `observe` does before naming a segment's objects: the labels known are the other videos' products."""
-    backend._video, backend._known = video, backend._products.known(but=video)
+def _tracker(*tracks: Track):
+    from memora_core.perception.camera.tracker import VideoTracker
+
+    tk = VideoTracker(320, 240, 0.06, 2, 2.5, 1.0, 0.09, is_container=lambda t: False)
+    tk.tracks.extend(tracks)
+    return tk
 
 
 def test_an_unread_label_reads_a_product_the_kitchen_showed_before(camera_model, kinds) -> None:
     labels, known, other, _, _ = kinds
     be = CameraPerception(model=camera_model)
-    be._products.learn("v1", [_track(kinds, 0, _onehot(labels, known) * 5)], be._label)
-    _naming(be, "v2")
+    be._begin_naming("v1", _tracker(_track(kinds, 0, _onehot(labels, known) * 5)))
+    be._begin_naming("v2", _tracker())
     ratio = be.cfg.label_prior_ratio
     # no label 0.5, the known product 0.45 (at least the ratio): the product
     assert be._read_label(_track(kinds, 1, _label_vec(labels, none=0.5, **{known: 0.45}))) == known
@@ -80,15 +83,12 @@ def test_a_label_is_known_only_once_read_in_enough_sightings(camera_model, kinds
 def test_a_product_is_named_with_the_colour_seen_in_earlier_videos(camera_model, kinds) -> None:
     labels, known, _, _, _ = kinds
     be = CameraPerception(model=camera_model)
-    be._products.learn("v1", [_track(kinds, 0, _onehot(labels, known) * 9, seen=9, colours=Counter(yellow=9))],
-                       be._label)
-    _naming(be, "v2")
+    be._begin_naming("v1", _tracker(_track(kinds, 0, _onehot(labels, known) * 9, seen=9,
+                                           colours=Counter(yellow=9))))
     poorly_seen = _track(kinds, 1, _onehot(labels, known), seen=2, colours=Counter(brown=2))
+    tk = _tracker(poorly_seen)
+    be._begin_naming("v2", tk)
     assert be._attrs(poorly_seen)["colour"] == "brown"  # without a tracker: this track alone
-    from memora_core.perception.camera.tracker import VideoTracker
-
-    tk = VideoTracker(320, 240, 0.06, 2, 2.5, 1.0, 0.09, is_container=lambda t: False)
-    tk.tracks.append(poorly_seen)
     attrs = be._attrs(poorly_seen, tk)
     assert attrs["colour"] == "yellow" and attrs["label"] == known.lower()
 

@@ -9,7 +9,7 @@ kitchen on a CPU; open-vocabulary footage is the `vlm` backend's job."""
 from __future__ import annotations
 
 import logging
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.name_votes import NameVotes
 from memora_core.perception.camera.naming import action_text, object_name
-from memora_core.perception.camera.products import ProductBook, looks
+from memora_core.perception.camera.products import ProductBook, ProductLook
 from memora_core.perception.camera.regions import TABLE, PalmSettings, Region, find_regions
 from memora_core.perception.camera.tracker import Event, Sighting, Track, VideoTracker
 from memora_core.schemas import ActionObservation, ObjectObservation, SegmentObservation
@@ -142,6 +142,13 @@ class CameraPerception(PerceptionBackend):
             return classes[printed[0]]
         return own
 
+    def _begin_naming(self, video_id: str, tracker: VideoTracker) -> None:
+        """Before a segment's objects and actions are named: the products its video's tracks read so far go into
+        the kitchen's book, and the labels known are those of every video seen."""
+        self._video = video_id
+        self._products.learn(video_id, tracker.tracks, self._label)
+        self._known = self._products.known()
+
     def _attrs(self, tr: Track, tracker: VideoTracker | None = None) -> dict[str, str | None]:
         """Category, colour, material and label of a track. A printed label names one product: the tracks that
         read the same label (an object's parts split by colour, the same object seen again) pool their
@@ -151,12 +158,11 @@ class CameraPerception(PerceptionBackend):
         if label and tracker is not None:
             same = [tr] + [o for o in tracker.tracks if o is not tr and o.alive and o.category is not None
                            and self._read_label(o) == label]
-            cat = sum((o.category for o in same), np.zeros_like(tr.category))
-            mat = sum((o.material for o in same), np.zeros_like(tr.material))
-            colours = sum((o.name_colours for o in same), Counter())
+            look = ProductLook.of(same)
             before = self._products.look(label, but=self._video) if self.cfg.label_prior_ratio is not None else None
-            if before is not None and before.category.shape == cat.shape:
-                cat, mat, colours = cat + before.category, mat + before.material, colours + before.colours
+            if before is not None and before.category.shape == look.category.shape:
+                look = look.merged(before)
+            cat, mat, colours = look.category, look.material, look.colours
         colour = colours.most_common(1)[0][0] if colours else None
         return {"category": self.model.forests["category"].classes[int(np.argmax(cat))], "colour": colour,
                 "material": self.model.forests["material"].classes[int(np.argmax(mat))],
@@ -190,9 +196,7 @@ class CameraPerception(PerceptionBackend):
                     seen.move_to_end(tr.id)
         objects, actions = [], []
         if tracker is not None:
-            self._video = seg.video_id
-            self._known = self._products.known(but=seg.video_id) | set(
-                looks(tracker.tracks, self._label, self.cfg.product_min_seen))
+            self._begin_naming(seg.video_id, tracker)
             shown = [s.track for s in seen.values() if s.track.seen >= self.cfg.min_report_seen]
             objects = self._distinct([self._object(t, tracker) for t in shown], shown)
             if item.payload == "end" or seg.end_s >= self._duration.get(seg.video_id, float("inf")) - 1e-6:
@@ -200,7 +204,6 @@ class CameraPerception(PerceptionBackend):
             new = tracker.events[self._reported[seg.video_id]:]
             self._reported[seg.video_id] = len(tracker.events)
             actions = [self._action(e, tracker) for e in self._once(new, tracker, seg.video_id)]
-            self._products.learn(seg.video_id, tracker.tracks, self._label)
         if table_seen:
             objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))
         if not seg.transcript and self.cfg.transcribe and self.cfg.video_root:

@@ -22,32 +22,37 @@ from memora_core.perception.camera.tracks import Track
 
 @dataclass
 class ProductLook:
-    """Summed look evidence of the tracks that read one label."""
+    """Summed look evidence (category and material class sums, colour-word votes) of some tracks."""
     category: np.ndarray
     material: np.ndarray
     colours: Counter = field(default_factory=Counter)
 
-    def add(self, tr: Track) -> None:
-        self.category = self.category + tr.category
-        self.material = self.material + tr.material
-        self.colours.update(tr.name_colours)
+    @classmethod
+    def of(cls, tracks: list[Track]) -> "ProductLook":
+        """The evidence of `tracks` (at least one; each with category and material sums)."""
+        return cls(sum((t.category for t in tracks), np.zeros_like(tracks[0].category)),
+                   sum((t.material for t in tracks), np.zeros_like(tracks[0].material)),
+                   sum((t.name_colours for t in tracks), Counter()))
+
+    def merged(self, other: "ProductLook") -> "ProductLook":
+        return ProductLook(self.category + other.category, self.material + other.material,
+                           self.colours + other.colours)
 
 
 def looks(tracks: Iterable[Track], label_of: Callable[[Track], str], min_seen: int) -> dict[str, ProductLook]:
     """The labels clearly read among `tracks` (each by a track seen `min_seen` times or more), with the evidence of
     every track that read it."""
-    out: dict[str, ProductLook] = {}
+    by_label: dict[str, list[Track]] = {}
+    clear = set()
     for tr in tracks:
         if tr.category is None or tr.material is None or tr.state == "candidate":
             continue
         label = label_of(tr)
-        if not label:
-            continue
-        if label not in out:
-            out[label] = ProductLook(np.zeros_like(tr.category), np.zeros_like(tr.material))
-        out[label].add(tr)
-    clear = {label_of(tr) for tr in tracks if tr.state != "candidate" and tr.seen >= min_seen}
-    return {k: v for k, v in out.items() if k in clear}
+        if label:
+            by_label.setdefault(label, []).append(tr)
+            if tr.seen >= min_seen:
+                clear.add(label)
+    return {k: ProductLook.of(v) for k, v in by_label.items() if k in clear}
 
 
 class ProductBook:
@@ -72,10 +77,9 @@ class ProductBook:
         found = [p[label] for v, p in self._by_video.items() if v != but and label in p]
         if not found:
             return None
-        out = ProductLook(np.zeros_like(found[0].category), np.zeros_like(found[0].material))
-        for p in found:
-            out.category, out.material = out.category + p.category, out.material + p.material
-            out.colours.update(p.colours)
+        out = found[0]
+        for p in found[1:]:
+            out = out.merged(p)
         return out
 
     def clear(self) -> None:
