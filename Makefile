@@ -16,11 +16,17 @@ help:
 setup:
 	@bash scripts/setup.sh
 
+# Two pytest-xdist workers (one per core here; a test file's tests stay on one worker, in order), then the tests
+# that bound wall-clock time (marker `solo`) alone. TEST_WORKERS=0 runs everything in this process, in order.
+TEST_WORKERS ?= 2
 test: setup
-	@$(ROS_ENV) && $(PY) -m pytest $(PYTEST_ARGS)
+	@$(ROS_ENV) && if [ "$(TEST_WORKERS)" = 0 ]; then $(PY) -m pytest $(PYTEST_ARGS); else \
+	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not solo" $(PYTEST_ARGS); rc=$$?; \
+	  $(PY) -m pytest -m solo $(PYTEST_ARGS); rc2=$$?; \
+	  [ $$rc = 0 -o $$rc = 5 ] && [ $$rc2 = 0 -o $$rc2 = 5 ] && ! [ $$rc = 5 -a $$rc2 = 5 ]; fi
 
 test-fast: setup
-	@$(ROS_ENV) && $(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+	@$(ROS_ENV) && $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow" $(PYTEST_ARGS)
 
 demo: setup
 	@$(ROS_ENV) && $(PY) -m memora_core.demo

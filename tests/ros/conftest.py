@@ -1,7 +1,8 @@
 """Fixtures for tests that start real rclpy processes over DDS.
 
-Every test run gets its own ROS_DOMAIN_ID (random in 100-199) and localhost-only discovery, so parallel
-runs by other engineers on this machine do not see each other's topics. The environment comes from
+Every test run gets its own ROS_DOMAIN_ID (random in 100-199, one parity per xdist worker) and localhost-only
+discovery, so parallel runs by other engineers on this machine, and the suite's two workers, do not see each
+other's topics. The environment comes from
 scripts/ros_env.sh, sourced in a fresh bash, so the tests work whether or not the caller sourced it.
 """
 from __future__ import annotations
@@ -13,6 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.dds_domains import worker_index
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL = REPO / "ros2_ws" / "install"
@@ -36,13 +39,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
+def _session_domain() -> int:
+    """A random domain in 100-199 whose parity is the pytest-xdist worker's (gw0 even, gw1 odd). Every domain a
+    test derives from it (170 + id % 30, 200 + id % 30, 60 + id % 40, 60 + (id + 8) % 40) keeps that parity, so
+    the two workers of `make test` never share a DDS domain."""
+    return 100 + 2 * random.randint(0, 49) + worker_index() % 2
+
+
 @pytest.fixture(scope="session")
 def ros_env() -> dict[str, str]:
     """The environment of scripts/ros_env.sh plus an isolated DDS domain for this test run."""
     out = subprocess.run(["bash", "-c", "source scripts/ros_env.sh && env -0"], cwd=REPO, check=True,
                          capture_output=True).stdout
     env = dict(item.split("=", 1) for item in out.decode().split("\0") if "=" in item)
-    env["ROS_DOMAIN_ID"] = os.environ.get("MEMORA_TEST_DOMAIN_ID", str(random.randint(100, 199)))
+    env["ROS_DOMAIN_ID"] = os.environ.get("MEMORA_TEST_DOMAIN_ID", str(_session_domain()))
     env["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     env["PYTHONUNBUFFERED"] = "1"
     env["RCUTILS_COLORIZED_OUTPUT"] = "0"

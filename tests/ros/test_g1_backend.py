@@ -6,8 +6,8 @@ A move_to goal succeeds with feedback and really commands the bridge (LowCmd fra
 fails with object_missing because no scene model runs here (the G1 sees objects only through it), without the
 node crashing.
 
-DDS domains: the Unitree SDK uses domain 1 on `lo`, as in graph.yaml (MEMORA_TEST_G1_DDS_DOMAIN overrides
-it). The ROS side gets its own ROS_DOMAIN_ID (200 + the session's id % 30, or MEMORA_TEST_G1_ROS_DOMAIN),
+DDS domains: the Unitree SDK uses this test worker's domain on `lo` (tests/dds_domains.py; 1 without xdist, as in
+graph.yaml; MEMORA_TEST_G1_DDS_DOMAIN overrides it). The ROS side gets its own ROS_DOMAIN_ID (200 + the session's id % 30, or MEMORA_TEST_G1_ROS_DOMAIN),
 so a controller left by another test module on the session's domain cannot answer this test's goals.
 """
 from __future__ import annotations
@@ -23,9 +23,11 @@ import pytest
 
 from memora_core.runtime.graph import load_graph
 from memora_core.schemas import Plan, PlanStep
+from tests.dds_domains import unitree_domain
 from tests.ros.conftest import stop_with_sigint
 
-pytestmark = pytest.mark.ros
+# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+pytestmark = [pytest.mark.ros, pytest.mark.solo]
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = ("unitree_sim_bridge", "controller")
@@ -41,9 +43,8 @@ def g1_env(ros_env) -> dict[str, str]:
 
 def _specs() -> dict[str, list[str]]:
     graph = load_graph(REPO / "launch" / "graph.yaml")
-    overrides = {"robot": "g1", "g1_bridge": "sim"}
-    if "MEMORA_TEST_G1_DDS_DOMAIN" in os.environ:
-        overrides["g1_domain"] = os.environ["MEMORA_TEST_G1_DDS_DOMAIN"]
+    overrides = {"robot": "g1", "g1_bridge": "sim",
+                 "g1_domain": os.environ.get("MEMORA_TEST_G1_DDS_DOMAIN", str(unitree_domain()))}
     specs = {s.name: s.argv for s in graph.process_specs(graph.argument_values(overrides))}
     assert set(NODES) <= set(specs), f"robot:=g1 must start {NODES}; got {sorted(specs)}"
     # This module checks the arm path over DDS. The G1 backend sees no objects here (no scene model runs), so a move_to
@@ -157,7 +158,7 @@ def _ready(procs, env, node_bin) -> dict:
 def test_move_to_succeeds_through_the_sim_bridge(g1_graph, g1_env, node_bin, tmp_path):
     before = _ready(g1_graph, g1_env, node_bin)
     assert before["running"] and before["rate_hz"] > 50, before  # LowState streams at the physics rate
-    assert before["dds_domain"] == int(os.environ.get("MEMORA_TEST_G1_DDS_DOMAIN", 1)) and before["dds_interface"] == "lo"
+    assert before["dds_domain"] == int(os.environ.get("MEMORA_TEST_G1_DDS_DOMAIN", unitree_domain())) and before["dds_interface"] == "lo"
 
     res, feedback, result = _execute(g1_env, node_bin, tmp_path, [PlanStep(index=0, action="move_to", target="table center")])
     assert res.returncode == 0, f"{res.stdout}{res.stderr}\n{_logs(g1_graph)}"

@@ -17,9 +17,11 @@ import pytest
 
 from memora_core.runtime.graph import load_graph
 from memora_core.schemas import Plan, PlanStep
+from tests.dds_domains import unitree_domain
 from tests.ros.conftest import stop_with_sigint
 
-pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow]
+# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow, pytest.mark.solo]
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = ("unitree_sim_bridge", "scene_model", "controller")
@@ -32,7 +34,8 @@ def graph(ros_env, tmp_path_factory):
     env = dict(ros_env)
     env["ROS_DOMAIN_ID"] = str(170 + int(ros_env["ROS_DOMAIN_ID"]) % 30)  # away from other modules' controllers
     g = load_graph(REPO / "launch" / "graph.yaml")
-    specs = {s.name: s.argv for s in g.process_specs(g.argument_values({"robot": "g1", "g1_bridge": "sim"}))}
+    specs = {s.name: s.argv for s in g.process_specs(g.argument_values({"robot": "g1", "g1_bridge": "sim",
+                                                                              "g1_domain": str(unitree_domain())}))}
     assert set(NODES) <= set(specs), sorted(specs)
     specs["unitree_sim_bridge"] += ["-p", "head_camera_hz:=0.0"]  # the RGB-D topics only
     logs = tmp_path_factory.mktemp("g1_scene_logs")

@@ -4,7 +4,7 @@ ground truth and the head camera on the controller's simulator topics, over DDS.
 
 DDS domains: the ROS side uses this run's ROS_DOMAIN_ID (conftest); the node's Unitree SDK side gets a
 domain of its own (60 + ROS_DOMAIN_ID % 40, or MEMORA_TEST_SIM_DDS_DOMAIN) so it never answers the
-LowCmd of a G1 backend test running on domain 1 at the same time.
+LowCmd of a G1 backend test running on its Unitree domain (tests/dds_domains.py) at the same time.
 """
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from tests.ros.conftest import stop_with_sigint
+
+# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+pytestmark = pytest.mark.solo
 
 REPO = Path(__file__).resolve().parents[2]
 GT_TOPIC = "/memora/sim/ground_truth"

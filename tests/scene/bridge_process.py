@@ -11,12 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.dds_domains import unitree_domain
+
 
 @contextmanager
 def bridge_with(poses: dict[str, tuple[float, float, float]], seconds: float = 300.0) -> Iterator[dict]:
     """Yields a dict that holds the bridge's final ground truth under "truth" after the block."""
     truth = Path(tempfile.mkdtemp()) / "truth.json"
-    proc = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1", "--interface", "lo",
+    proc = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", str(unitree_domain()), "--interface", "lo",
                              "--seconds", str(seconds), "--poses-json", json.dumps(poses),
                              "--ground-truth-out", str(truth)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

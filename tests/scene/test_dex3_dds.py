@@ -1,4 +1,4 @@
-"""Dex3 command/state round trip over real DDS (loopback, domain 1) between the sim bridge process and the
+"""Dex3 command/state round trip over real DDS (loopback, this worker's domain: tests/dds_domains.py) between the sim bridge process and the
 controller-side Dex3Hand client: both hands close and open as commanded, within their joint ranges."""
 import signal
 import subprocess
@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.dds_domains import unitree_domain
+
 pytest.importorskip("unitree_sdk2py")
-pytestmark = pytest.mark.sim
+# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 
 def _run_isolated(body: str) -> None:
@@ -40,11 +43,11 @@ def _round_trip() -> None:
     from memora_core.robot.backends.dex3 import Dex3Hand
     from memora_core.robot.hand import HandPostures, joint_ranges
 
-    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1",
+    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", str(unitree_domain()),
                                "--interface", "lo", "--seconds", "90"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        ChannelFactoryInitialize(1, "lo")
+        ChannelFactoryInitialize(unitree_domain(), "lo")
         hands = {side: Dex3Hand(side) for side in ("left", "right")}
         for hand in hands.values():
             q0 = hand.wait_for_state(60.0)  # the bridge builds its model first; CPUs are shared
@@ -111,7 +114,7 @@ def _g1_grasp() -> None:
     # The G1's object source: the tracker a scene model feeds (here one sighting of the bottle where it stands).
     tracker = _tracker_seeing(bottle, (at[0], at[1], 0.85), None, (0.07, 0.07, 0.22), Shape.CYLINDER, "red")
     with bridge_with({bottle: at}, seconds=150) as bridge:
-        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=60, objects=tracker)
+        robot = make_robot("unitree_g1", domain=unitree_domain(), interface="lo", state_timeout_s=60, objects=tracker)
         assert set(robot.hands) == {"left", "right"} and robot.held_object() is None
         robot.use_arm("right")
         # The sim's bottle: 0.74 m table, its centre 0.11 m up; the palm level beside its upper half.
@@ -210,7 +213,7 @@ def _g1_sweep() -> None:
     cfg = load_robot_config("unitree_g1")
     scene = load_scene_config(cfg.scene_path())
     with bridge_with({box: at}, seconds=200) as bridge:
-        robot = make_robot(cfg, domain=1, interface="lo", state_timeout_s=60, objects=tracker)
+        robot = make_robot(cfg, domain=unitree_domain(), interface="lo", state_timeout_s=60, objects=tracker)
         sent = []
         hand = robot.hands["right"]
         command = hand.command

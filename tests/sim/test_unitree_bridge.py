@@ -1,4 +1,5 @@
-"""The sim bridge and a controller process round-trip LowCmd/LowState over real DDS on loopback (domain 1)."""
+"""The sim bridge and a controller process round-trip LowCmd/LowState over real DDS on loopback, on this test
+worker's domain (tests/dds_domains.py)."""
 import signal
 import subprocess
 import sys
@@ -6,8 +7,11 @@ import time
 
 import pytest
 
+from tests.dds_domains import unitree_domain
+
 pytest.importorskip("unitree_sdk2py")
-pytestmark = pytest.mark.sim
+# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 
 def _run_isolated(body: str) -> None:
@@ -38,11 +42,11 @@ def _round_trip() -> None:
 
     from sim.g1 import BODY_JOINTS_29
 
-    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1",
+    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", str(unitree_domain()),
                                "--interface", "lo", "--seconds", "60"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        ChannelFactoryInitialize(1, "lo")
+        ChannelFactoryInitialize(unitree_domain(), "lo")
         states = []
         sub = ChannelSubscriber("rt/lowstate", LowState_)
         sub.Init(lambda msg: states.append([msg.motor_state[i].q for i in range(29)]), 10)
@@ -87,11 +91,11 @@ def _drives() -> None:
     from memora_core.robot.limits import EStopActive, LimitViolation
     from memora_core.robot.primitives import Primitive, PrimitiveCall
 
-    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", "1",
+    bridge = subprocess.Popen([sys.executable, "-m", "sim.unitree_bridge.bridge", "--domain", str(unitree_domain()),
                                "--interface", "lo", "--seconds", "90"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        robot = make_robot("unitree_g1", domain=1, interface="lo", state_timeout_s=40)
+        robot = make_robot("unitree_g1", domain=unitree_domain(), interface="lo", state_timeout_s=40)
         assert robot.states_received > 0
         before = robot.joint_positions()
         assert abs(before["right_elbow_joint"] - 1.3) < 0.1  # the bridge starts in the sim's home pose
