@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 ROS_ENV := source scripts/ros_env.sh
 PYTEST_ARGS ?=
+export PYTEST_ARGS TEST_WORKERS
 
 .PHONY: setup test test-fast demo bench-store sim-regression clean help
 
@@ -16,17 +17,12 @@ help:
 setup:
 	@bash scripts/setup.sh
 
-# Two pytest-xdist workers (one per core here; a test file's tests stay on one worker, in order), then the tests
-# that bound wall-clock time (marker `solo`) alone. TEST_WORKERS=0 runs everything in this process, in order.
-TEST_WORKERS ?= 2
+# scripts/run_tests.sh: two pytest-xdist workers, then the tests marked `solo` alone (TEST_WORKERS=0: one process).
 test: setup
-	@$(ROS_ENV) && if [ "$(TEST_WORKERS)" = 0 ]; then $(PY) -m pytest $(PYTEST_ARGS); else \
-	  $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not solo" $(PYTEST_ARGS); rc=$$?; \
-	  $(PY) -m pytest -m solo $(PYTEST_ARGS); rc2=$$?; \
-	  [ $$rc = 0 -o $$rc = 5 ] && [ $$rc2 = 0 -o $$rc2 = 5 ] && ! [ $$rc = 5 -a $$rc2 = 5 ]; fi
+	@bash scripts/run_tests.sh
 
 test-fast: setup
-	@$(ROS_ENV) && $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow" $(PYTEST_ARGS)
+	@bash scripts/run_tests.sh "not slow"
 
 demo: setup
 	@$(ROS_ENV) && $(PY) -m memora_core.demo
