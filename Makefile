@@ -17,7 +17,7 @@ help:
 setup:
 	@bash scripts/setup.sh
 
-# scripts/run_tests.sh: two pytest-xdist workers, then the tests marked `solo` alone (TEST_WORKERS=0: one process).
+# scripts/run_tests.sh: one pytest process by default; TEST_WORKERS=N: N xdist workers, then the `solo` tests alone.
 test: setup
 	@bash scripts/run_tests.sh
 
