@@ -1,6 +1,6 @@
 """DDS domains for tests that start Unitree SDK processes (the sim bridge, the G1 backend), one per pytest-xdist
-worker: `make test` runs the suite on two workers, and two bridges on one domain would answer each other's
-controllers. ROS domains are chosen in tests/ros/conftest.py."""
+worker (TEST_WORKERS=N make test runs the suite on N workers): two bridges on one domain would answer each
+other's controllers. ROS domains are chosen in tests/ros/conftest.py."""
 from __future__ import annotations
 
 import os

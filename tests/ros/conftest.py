@@ -1,7 +1,7 @@
 """Fixtures for tests that start real rclpy processes over DDS.
 
 Every test run gets its own ROS_DOMAIN_ID (random in 100-199, one parity per xdist worker) and localhost-only
-discovery, so parallel runs by other engineers on this machine, and the suite's two workers, do not see each
+discovery, so parallel runs by other engineers on this machine, and the suite's xdist workers, do not see each
 other's topics. The environment comes from
 scripts/ros_env.sh, sourced in a fresh bash, so the tests work whether or not the caller sourced it.
 """
@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _session_domain() -> int:
     """A random domain in 100-199 whose parity is the pytest-xdist worker's (gw0 even, gw1 odd). Every domain a
     test derives from it (170 + id % 30, 200 + id % 30, 60 + id % 40, 60 + (id + 8) % 40) keeps that parity, so
-    the two workers of `make test` never share a DDS domain."""
+    two xdist workers (TEST_WORKERS=2 make test) never share a DDS domain."""
     return 100 + 2 * random.randint(0, 49) + worker_index() % 2
 
 

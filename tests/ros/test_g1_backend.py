@@ -7,8 +7,9 @@ fails with object_missing because no scene model runs here (the G1 sees objects 
 node crashing.
 
 DDS domains: the Unitree SDK uses this test worker's domain on `lo` (tests/dds_domains.py; 1 without xdist, as in
-graph.yaml; MEMORA_TEST_G1_DDS_DOMAIN overrides it). The ROS side gets its own ROS_DOMAIN_ID (200 + the session's id % 30, or MEMORA_TEST_G1_ROS_DOMAIN),
-so a controller left by another test module on the session's domain cannot answer this test's goals.
+graph.yaml; MEMORA_TEST_G1_DDS_DOMAIN overrides it). The ROS side gets its own ROS_DOMAIN_ID (200 + the session's
+id % 30, or MEMORA_TEST_G1_ROS_DOMAIN), so a controller left by another test module on the session's domain cannot
+answer this test's goals.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from memora_core.schemas import Plan, PlanStep
 from tests.dds_domains import unitree_domain
 from tests.ros.conftest import stop_with_sigint
 
-# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+# solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = [pytest.mark.ros, pytest.mark.solo]
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from memora_core.schemas import Plan, PlanStep
 from tests.dds_domains import unitree_domain
 from tests.ros.conftest import stop_with_sigint
 
-# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+# solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = [pytest.mark.ros, pytest.mark.sim, pytest.mark.slow, pytest.mark.solo]
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from tests.ros.conftest import stop_with_sigint
 
-# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+# solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = pytest.mark.solo
 
 REPO = Path(__file__).resolve().parents[2]

@@ -66,7 +66,7 @@ def _assert_quick_clean_stops(processes: dict) -> None:
     assert all(p["returncode"] == 0 and not p["killed"] for p in processes.values()), processes
 
 
-@pytest.mark.solo  # a 2 s bound: measured with the machine quiet (make test runs it last, alone)
+@pytest.mark.solo  # a 2 s bound, measured with the machine quiet (TEST_WORKERS=N: run alone, after the workers)
 def test_every_node_of_the_demo_graph_stops_within_2_s_of_sigint(ros_env, tmp_path):
     # The demo's graph, the driver waiting for a demonstration that never comes.
     args = [f"run_dir:={tmp_path / 'run'}", f"demo_root:={tmp_path / 'demos'}", "driver:=demo", "episodes:=1",
@@ -74,7 +74,7 @@ def test_every_node_of_the_demo_graph_stops_within_2_s_of_sigint(ros_env, tmp_pa
     _assert_quick_clean_stops(_launch_and_interrupt(ros_env, tmp_path, REPO / "launch" / "graph.yaml", args))
 
 
-@pytest.mark.solo  # a 2 s bound: measured with the machine quiet (make test runs it last, alone)
+@pytest.mark.solo  # a 2 s bound, measured with the machine quiet (TEST_WORKERS=N: run alone, after the workers)
 def test_the_g1_controller_sim_bridge_and_scene_model_stop_within_2_s_of_sigint(ros_env, tmp_path):
     pytest.importorskip("unitree_sdk2py")
     # graph.yaml with only the nodes robot:=g1 adds or changes; DDS domains as in test_g1_backend.py

@@ -11,7 +11,7 @@ import pytest
 from tests.dds_domains import unitree_domain
 
 pytest.importorskip("unitree_sdk2py")
-# solo: a sim bridge keeping real time against deadlines: `make test` runs it alone, after the rest
+# solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 BOTTLE, CUP = "coca-cola bottle", "orange cup"
