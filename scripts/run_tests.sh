@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The test suite as `make test` runs it. By default (TEST_WORKERS=0) one pytest process runs every test in order.
+# The test suite as `make test` and `make test-all` run it. By default (TEST_WORKERS=0) one pytest process runs the
+# selected tests in order.
 # With TEST_WORKERS=N (N > 0), N pytest-xdist workers run the tests not marked `solo` (a test file's tests stay on
 # one worker, in order), then the `solo` tests run in one process, alone on the machine (they bound wall-clock time
 # or run a Unitree sim bridge in real time against deadlines). On this 2-core machine two workers gained almost
 # nothing (see README), so one process is the default; use workers on a machine with more cores.
-#   scripts/run_tests.sh [MARKER_EXPRESSION]     e.g. "not slow" (make test-fast)
+#   scripts/run_tests.sh [MARKER_EXPRESSION]     e.g. "not slow" (make test); none: every test (make test-all)
 # PYTEST_ARGS is passed to every pytest run, quoted as on a command line.
 # Exit status: pytest's; with workers, 0 when both runs pass (a run that selects no test counts as passed, unless
 # neither selects any).

@@ -46,6 +46,7 @@ def outcomes(test_demo, camera_model):
     return bar, own, whole, shown
 
 
+@pytest.mark.slow
 def test_thin_object_comes_out_on_its_own_more_often_at_the_bar(outcomes) -> None:
     bar, own, whole, shown = outcomes
     assert shown >= 20, shown

@@ -85,6 +85,7 @@ def _estop_on_first_feedback(ros_env, node_bin, tmp_path, target: str, then: str
     return res, next((line for line in lines if "result" in line), None)
 
 
+@pytest.mark.slow
 def test_estop_from_a_fresh_client_stops_the_running_step(controller, clearer, ros_env, node_bin, tmp_path):
     stops = []
     for i in range(ROUNDS):

@@ -74,6 +74,7 @@ def test_every_node_of_the_demo_graph_stops_within_2_s_of_sigint(ros_env, tmp_pa
     _assert_quick_clean_stops(_launch_and_interrupt(ros_env, tmp_path, REPO / "launch" / "graph.yaml", args))
 
 
+@pytest.mark.slow
 @pytest.mark.solo  # a 2 s bound, measured with the machine quiet (TEST_WORKERS=N: run alone, after the workers)
 def test_the_g1_controller_sim_bridge_and_scene_model_stop_within_2_s_of_sigint(ros_env, tmp_path):
     pytest.importorskip("unitree_sdk2py")

@@ -94,6 +94,7 @@ def _tracker_seeing(name: str, position, yaw, size, shape, colour: str):
     return tracker
 
 
+@pytest.mark.slow
 def test_g1_backend_grasps_with_its_dex3_hand_through_the_bridge():
     _run_isolated("_g1_grasp")
 
@@ -185,6 +186,7 @@ def _g1_grasp() -> None:
     assert seen["objects"][bottle][2] > 0.74 + 0.11 + 0.07, seen  # came up ~10 cm with the hand
 
 
+@pytest.mark.slow
 def test_g1_backend_closes_a_rolled_hand_by_a_sweep_through_the_bridge():
     _run_isolated("_g1_sweep")
 

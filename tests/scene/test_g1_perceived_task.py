@@ -12,7 +12,7 @@ from tests.dds_domains import unitree_domain
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
-pytestmark = [pytest.mark.sim, pytest.mark.solo]
+pytestmark = [pytest.mark.sim, pytest.mark.slow, pytest.mark.solo]
 
 BOTTLE, CUP = "coca-cola bottle", "orange cup"
 POSES = {BOTTLE: (0.40, -0.20, 0.0), CUP: (0.52, 0.05, 0.0)}

@@ -42,6 +42,7 @@ def test_the_controller_sees_only_what_the_camera_saw():
         robot.close()
 
 
+@pytest.mark.slow
 def test_a_perceiving_robot_config_is_scored_on_ground_truth(monkeypatch):
     """`--robot sim_g1_perceived` (the registry's perceiving sim, palm grasps) is scored like `--poses perceived`:
     the placement error is where MuJoCo has the object, not where the controller believes it put it."""

@@ -56,6 +56,7 @@ def test_a_blocked_goal_with_nothing_named_says_so():
     assert f.detail == "lower: path to [0.4, 0.1, 0.9] blocked: no clear posture there"
 
 
+@pytest.mark.slow
 def test_a_pick_blocked_by_a_neighbour_is_typed_no_grasp_with_the_neighbour_first():
     """Layout 1001 (see test_controller): every hand that could take the yellow bowl comes down on the bottle."""
     robot = make_robot("sim_g1", seed=1001)

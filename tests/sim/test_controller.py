@@ -202,6 +202,7 @@ def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
     robot.close()
 
 
+@pytest.mark.slow
 def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh():
     """Seeded layout 1015: the orange cup stands at the table's left edge, where the arm holding the bottle
     cannot hold it beside the cup with its wrist free to roll. The pour sets the bottle down, sets the cup down

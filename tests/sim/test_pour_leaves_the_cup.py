@@ -7,7 +7,7 @@ import pytest
 from memora_core.robot.control.failures import FailureCause, PrimitiveFailure
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 
-pytestmark = pytest.mark.sim
+pytestmark = [pytest.mark.sim, pytest.mark.slow]
 
 BOTTLE, CUP = "coca-cola bottle", "orange cup"
 SEED = 65003  # a dev layout: the cup at the table's right front corner, the bottle left of the middle

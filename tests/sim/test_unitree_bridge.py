@@ -30,6 +30,7 @@ def test_lowcmd_lowstate_round_trip_between_processes():
     _run_isolated("_round_trip")
 
 
+@pytest.mark.slow
 def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
     _run_isolated("_drives")
 
