@@ -2,6 +2,8 @@
 whole history, read and scored exactly as the memlife condition; entries are cached and reused."""
 from __future__ import annotations
 
+import pytest
+
 from memora_core.config import EmbeddingConfig
 
 from memora_bench.data import BenchData
@@ -13,6 +15,7 @@ from memora_bench.memopt.config import EvalConfig, MemOptConfig
 from memora_bench.memopt.models import smollm2_tokenizer, tiny_model
 
 
+@pytest.mark.slow
 def test_benchmark_scores_are_the_memlife_condition_figures(compact_root, tmp_path):
     tok = smollm2_tokenizer()
     model = tiny_model(tok).eval()

@@ -4,11 +4,13 @@ Trained on one frame in two seconds of video to stay quick; the path is the full
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memora_core.perception.camera.context import SCALES
 from memora_core.perception.camera.train import TrainSettings, train
 
 
+@pytest.mark.slow
 def test_two_trainings_give_the_same_model_file(train_demo, tmp_path) -> None:
     st = TrainSettings(fps=0.5, trees=5, context_scales=SCALES)
     first, _ = train([train_demo], tmp_path / "first.npz", st)

@@ -124,6 +124,7 @@ r = f.result(); print(json.dumps({{'ok': r.ok, 'message': r.message, 'results': 
     return json.loads(res.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_memory_writer_segments_the_camera_stream_and_consolidates(ros_env, node_bin, tiny_video, tmp_path):
     cfg = tmp_path / "memora.yaml"
     cfg.write_text("store: {vectors: {backend: none}, embedding: {backend: hashing}}\n"

@@ -5,6 +5,7 @@ import pytest
 pytestmark = pytest.mark.sim
 
 
+@pytest.mark.slow
 def test_one_layout_from_perceived_poses_with_fingers(monkeypatch):
     from memora_core.cli import sim_bench
     from sim.perceived_robot import PerceivedSimRobot

@@ -256,6 +256,7 @@ def test_a_box_knocked_onto_its_side_is_picked_as_it_lies_but_a_round_object_is_
     assert not res.success and res.reason == FailureReason.UNREACHABLE and "lying over" in res.detail
 
 
+@pytest.mark.slow
 def test_a_held_object_is_parked_where_it_was_picked_while_room_is_made_for_its_place():
     """Layout 1001's last step: the bread is to go next to the yellow bowl in the table's corner, hemmed in by
     the Fanta, the grey bowl and the Lipton box. The hand must let go of the bread to set a neighbour aside:

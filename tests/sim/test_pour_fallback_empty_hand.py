@@ -2,12 +2,14 @@
 does not leave the robot holding the cup: the cup goes back where it stood and the step fails with the cause
 of the failure. Found on the G1 path, where the next task then failed 'hand already holds orange cup'."""
 import numpy as np
+import pytest
 
 from memora_core.robot import make_robot
 from memora_core.robot.control import FailureCause, FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.schemas import PlanStep
 
 
+@pytest.mark.slow
 def test_a_failed_pour_fall_back_puts_the_cup_back_and_empties_the_hand(monkeypatch):
     # Seeded layout 1015: the cup stands where the arm holding the bottle cannot pour into it, so the pour
     # takes its fall-back (bring the cup nearer); here setting the cup down is made to fail.
