@@ -106,7 +106,6 @@ def test_the_g1_controller_sim_bridge_and_scene_model_stop_within_2_s_of_sigint(
 
 
 @pytest.mark.slow
-@pytest.mark.slow
 def test_memory_writer_stops_with_a_segment_in_flight_and_the_next_run_writes_it(ros_env, node_bin, tiny_video,
                                                                                  tmp_path):
     cfg = tmp_path / "memora.yaml"
