@@ -5,8 +5,8 @@ import pytest
 
 from memora_core.robot import load_robot_config
 from memora_core.robot.control.geometry import (aligned_yaws, aside_spots, corridor_clear, edge_gap, grasp_points,
-                                                grid, handoff_spots, palm_rotation, pour_spots, reach_corridors,
-                                                segment_distance, table_spots)
+                                                grid, handoff_spots, palm_rotation, points_along, pour_spots,
+                                                reach_corridors, segment_distance, table_spots)
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +152,16 @@ def test_grasp_points_add_points_along_a_long_object_only(m):
     assert len(pts) == 3
     assert np.allclose(pts[0], top + [0, 0, 0.02])
     assert np.allclose(pts[1][1:], pts[0][1:]) and pts[1][0] > pts[0][0] > pts[2][0]  # along x, both ways
+
+
+def test_points_along_reach_grasp_end_margin_inside_either_end_without_a_cap(m):
+    centre = np.array([0.4, 0.0, 0.76])
+    axes = [(np.array([0.0, 1.0, 0.0]), 0.07), (np.array([1.0, 0.0, 0.0]), 0.012)]  # a spoon along y
+    pts = points_along(centre, axes, np.inf, m)
+    assert len(pts) == 3 and np.allclose(pts[0], centre)
+    assert np.allclose(pts[1], centre + [0, 0.07 - m.grasp_end_margin, 0])
+    assert np.allclose(pts[2], centre - [0, 0.07 - m.grasp_end_margin, 0])
+    assert len(points_along(centre, axes, 0.01, m)) == 1  # capped below grasp_min_offset: the centre only
 
 
 def test_aligned_yaws_mirror_for_the_left_arm_and_respect_the_range():

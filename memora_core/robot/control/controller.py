@@ -99,6 +99,10 @@ class RuleBasedController:
                 return skill(call)
             except PrimitiveFailure as f:
                 recovery = next((r for r in self.recoveries if r.applies(f, call, attempt)), None)
-                if recovery is None or not recovery.recover(f, call, attempt):
+                if recovery is None:
+                    raise
+                log.info("%s failed (%s/%s: %s); recovery: %s", call.primitive.value, f.reason.value,
+                         f.cause.value if f.cause else None, f.detail, recovery.name)
+                if not recovery.recover(f, call, attempt):
                     raise
                 attempt.used.append(recovery.name)

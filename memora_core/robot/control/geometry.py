@@ -181,17 +181,22 @@ def grasp_points(top: np.ndarray, clearance: float, grasp_radius: float,
     """Palm points a top grasp may close at: `clearance` above the top's centre, then, for a long object
     (`axes`: its horizontal (axis, half length) pairs), above points along its long side(s),
     `grasp_end_margin` inside its end and within the grasp radius."""
-    up = np.array([0.0, 0.0, clearance])
-    points = [top + up]
-    if axes is None:
-        return points
     reach = np.sqrt(max(0.0, (grasp_radius + clearance) ** 2 - clearance ** 2)) * 0.9
-    for axis, half in axes:
-        off = min(half - m.grasp_end_margin, reach)
+    return points_along(top + np.array([0.0, 0.0, clearance]), axes, reach, m)
+
+
+def points_along(centre: np.ndarray, axes: list[tuple[np.ndarray, float]] | None, longest: float,
+                 m: MotionConfig) -> list[np.ndarray]:
+    """`centre`, then for a long object (`axes`: its horizontal (axis, half length) pairs) the points either way
+    along each axis `grasp_end_margin` inside its end, at most `longest` from the centre (an axis too short for
+    `grasp_min_offset` adds none)."""
+    points = [centre]
+    for axis, half in axes or []:
+        off = min(half - m.grasp_end_margin, longest)
         if off >= m.grasp_min_offset:
             d = axis * np.array([1.0, 1.0, 0.0])
             d /= max(np.linalg.norm(d), 1e-9)
-            points += [top + up + off * d, top + up - off * d]
+            points += [centre + off * d, centre - off * d]
     return points
 
 

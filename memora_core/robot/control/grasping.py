@@ -3,6 +3,7 @@ the object's side (an arm the reachability map says reaches first), and the choi
 pose) whose vertical descent is reachable and clear, with that descent's checked joint path."""
 from __future__ import annotations
 
+import logging
 from collections import Counter
 
 import numpy as np
@@ -10,11 +11,13 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
-                                                 hand_frame_footprint, lowest_reach, palm_inner_direction, preshape,
-                                                 side_arm)
+                                                 hand_frame_footprint, lowest_reach, palm_inner_direction,
+                                                 points_along, preshape, side_arm)
 from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
+
+log = logging.getLogger(__name__)
 
 GraspKey = tuple
 # A finger grasp needs the object's top at least this far into the space the thumb sweeps (m).
@@ -55,9 +58,11 @@ class GraspChooser:
         return self.cfg.grasp.mode == "fingers"
 
     def points(self, obj: SceneObject, top: np.ndarray, rot: np.ndarray) -> list[np.ndarray]:
-        if self.fingers:
-            return [top]  # the palm point follows from each pose's finger_offset
         axes = None if obj.extent is None else obj.horizontal_axes(rot)
+        if self.fingers:
+            # The object's centre, then (a long object) points toward either end, for where neighbours crowd the
+            # middle; the palm point follows from each pose's finger_offset.
+            return points_along(top, axes, np.inf, self.cfg.motion)
         return grasp_points(top, self.cfg.grasp.clearance, self.cfg.grasp.radius, axes, self.cfg.motion)
 
     def poses_for(self, obj: SceneObject, arm: str) -> list[GraspPose]:
@@ -188,6 +193,8 @@ class GraspChooser:
                     at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
                     return arm, pose, grasp_pt, self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1])
                 except PrimitiveFailure as f:
+                    log.debug("grasp %s: %s arm, %s at %s: %s", obj.name, arm, pose.name, np.round(grasp_pt, 3),
+                              f.detail)
                     failures.append(f)
         finally:
             self.robot.use_arm(current)

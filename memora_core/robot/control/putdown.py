@@ -105,13 +105,13 @@ class PutDown:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"{obj.name} hangs {gap * 100:.1f} cm from its spot",
                                    cause=FailureCause.OFF_AIM, gap=gap)
 
-    def set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> None:
-        """Put the held `obj` down on the first of `spots` the arm can lower it onto."""
+    def set_down_on_first(self, obj: SceneObject, spots: list[np.ndarray]) -> np.ndarray:
+        """Put the held `obj` down on the first of `spots` the arm can lower it onto; that spot."""
         failure = None
         for spot in spots:
             try:
                 self.put_down_at(obj, spot)
-                return
+                return spot
             except PrimitiveFailure as f:
                 failure = failure or f
                 if self.robot.held_object() != obj.name:
@@ -192,26 +192,43 @@ class PutDown:
 
     def hand_off(self, obj: SceneObject) -> bool:
         """The held object cannot be brought to its goal by this arm: put it down where both arms reach and
-        pick it up with the other arm. False when there is no other arm or no spot to put it down on."""
+        pick it up with the other arm. Where the other arm finds no grasp at that spot (neighbours in the way of
+        its hand; nothing moved), this arm takes the object back and tries the next spot. False when there is no
+        other arm or no spot to put it down on."""
         other = [a for a in self.cfg.arms if a != self.robot.arm]
         if not other:
             return False
+        giver, used = self.robot.arm, []
+        call = PrimitiveCall(primitive=Primitive.PICK, object=obj.name)
+        while True:
+            spots = [s for s in self.handoff_spots(obj, other[0])
+                     if all(np.linalg.norm(s - u) > self.cfg.motion.table_spot_step for u in used)]
+            if not spots or len(used) >= self.cfg.motion.handoff_tries:
+                return False
+            log.info("handing %s over from the %s to the %s arm", obj.name, giver, other[0])
+            try:
+                used.append(self.set_down_on_first(obj, spots))
+            except PrimitiveFailure as f:
+                if self.robot.held_object() != obj.name:
+                    raise
+                log.info("could not put %s down for the hand-off: %s", obj.name, f.detail)
+                return False
+            self.robot.settle(self.cfg.motion.settle_s)
+            try:
+                # Only the other arm: by the object's side the rule would choose the same arm again.
+                self.c.skills.pick.pick(call, arms=other)
+                return True
+            except PrimitiveFailure as f:
+                if f.cause is not FailureCause.NO_GRASP or self.robot.held_object() is not None:
+                    raise
+                log.info("the %s arm cannot take %s there (%s); the %s arm takes it back", other[0], obj.name,
+                         f.detail, giver)
+            self.c.skills.pick.pick(call, arms=[giver])
+
+    def handoff_spots(self, obj: SceneObject, taker: str) -> list[np.ndarray]:
+        """Hand-off spots for `obj` (geometry.handoff_spots), those the taking arm reaches with its forearm
+        passing every other object first."""
         footprints = self.c.scene.footprints(obj.name)
-        base, reached = np.asarray(self.cfg.motion.arm_bases[other[0]], float), self.reached_by(obj, other[0])
-        # Spots the taking arm reaches, its forearm passing every other object, first.
-        spots = handoff_spots(obj.radius, footprints, self.cfg.motion,
-                              lambda s: reached(s) and corridor_clear(s, base, obj.radius, footprints, self.cfg.motion))
-        if not spots:
-            return False
-        log.info("handing %s over from the %s to the %s arm", obj.name, self.robot.arm, other[0])
-        try:
-            self.set_down_on_first(obj, spots)
-        except PrimitiveFailure as f:
-            if self.robot.held_object() != obj.name:
-                raise
-            log.info("could not put %s down for the hand-off: %s", obj.name, f.detail)
-            return False
-        self.robot.settle(self.cfg.motion.settle_s)
-        # Only the other arm: by the object's side the rule would choose the same arm again.
-        self.c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=obj.name), arms=other)
-        return True
+        base, reached = np.asarray(self.cfg.motion.arm_bases[taker], float), self.reached_by(obj, taker)
+        return handoff_spots(obj.radius, footprints, self.cfg.motion,
+                             lambda s: reached(s) and corridor_clear(s, base, obj.radius, footprints, self.cfg.motion))
