@@ -197,6 +197,12 @@ class ControllerNode(Node):
         return res
 
     def destroy_node(self) -> None:
+        if self._busy.locked():
+            # A plan is running on the physics thread: the arm stops where it is (the e-stop is a flag every
+            # physics step reads), so the step ends at once and the closes queued behind it run; a robot whose
+            # controller goes down must not go on moving.
+            self.robot.emergency_stop()
+            shutdown_log(self, "shutting down during a plan: e-stop engaged, the arm stops where it is")
         if self.video is not None:
             self._physics.submit(self.video.close).result(timeout=30)
             shutdown_log(self, f"execution video {self.p.video_path}: {self.video.frames} frames")
