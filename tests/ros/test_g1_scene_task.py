@@ -111,8 +111,8 @@ STOP_S = 5.0
 
 def test_sigint_during_a_pick_stops_the_arm_and_the_node_at_once(graph, node_bin, tmp_path):
     """SIGINT while a pick moves the arm: the controller engages the e-stop, the step ends where the arm is and the
-    node exits within STOP_S (it finished the step first before). Runs after the pick-and-place above (same
-    graph)."""
+    node exits within STOP_S (before, the shutdown's robot close waited behind the running step until it timed
+    out). Runs after the pick-and-place above (same graph)."""
     env, procs = graph
     proc, log = procs["controller"]
     assert proc.poll() is None, _logs(procs)
