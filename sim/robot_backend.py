@@ -51,6 +51,12 @@ class SimRobot(Robot):
         robot_acts = [a for a in range(self.model.nu)
                       if self.model.jnt_bodyid[self.model.actuator_trnid[a, 0]] in self._robot_bodies]
         self._ff_dof = np.array([self.model.jnt_dofadr[self.model.actuator_trnid[a, 0]] for a in robot_acts], int)
+        # Velocity feed-forward (physics.velocity_feedforward): kp (q_des - q) + kv (dq_des - dq) is the position
+        # actuator's own law kp (q_des + kv / kp dq_des - q) - kv dq, so the commanded velocity goes in as a lead of
+        # kv / kp seconds on the target (the actuator's force limit then bounds it as a driver's torque limit does).
+        self.servo_lead_s = np.zeros(self.model.nu)
+        for a in robot_acts:
+            self.servo_lead_s[a] = -self.model.actuator_biasprm[a, 2] / self.model.actuator_gainprm[a, 0]
         self.sim_time_s = 0.0
         # Called after every physics step (execution video, simulator topics); must not step physics itself.
         self.step_observers: list = []
@@ -171,12 +177,16 @@ class SimRobot(Robot):
         for t in targets:
             knots.append(np.array([t.get(n, knots[-1][i]) for i, n in enumerate(names)]))
         path = JointTrajectory(knots, times, m.opt.timestep, self.config.limits.max_velocity)
+        lead = self.servo_lead_s[ids] / m.opt.timestep if self.config.physics.velocity_feedforward else None
         collisions: set[str] = set()
+        last = knots[0]
         for k in range(len(path) + int(TRACK_S / m.opt.timestep)):
             if self.estop.engaged:
                 self._set_ctrl_from_qpos()  # hold where we are, at once
                 return MotionReport(completed=False, collisions=sorted(collisions), stopped_by_estop=True)
-            d.ctrl[ids] = path[k]
+            target = path[k]
+            d.ctrl[ids] = target if lead is None else target + lead * (target - last)  # the last frame: the goal
+            last = target
             self._step()
             collisions |= self._hard_contacts()
         return MotionReport(completed=True, collisions=sorted(collisions))

@@ -235,6 +235,10 @@ class PhysicsConfig(_Cfg):
     # Joint servos as the G1's motor drivers run them: kp (q_des - q) - kd dq + tau_ff, with gravity
     # compensation as tau_ff. Off: a plain position servo that sags under the arm's and torso's weight.
     servo_feedforward: bool = True
+    # Each target goes with its trajectory's joint velocity (LowCmd dq), so the servo's damping acts on the
+    # tracking error's rate, not on the motion: kp (q_des - q) + kd (dq_des - dq). Off: dq_des = 0, and the arm
+    # trails its path by about kd / kp seconds (a cm or more at speed), cutting its corners among objects.
+    velocity_feedforward: bool = True
 
 
 class RobotConfig(_Cfg):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import signal
 import threading
 import time
@@ -189,6 +190,7 @@ def run(domain: int, interface: str, seconds: float, seed: int | None = None, re
             latest["q"] = [msg.motor_cmd[i].q for i in range(len(BODY_JOINTS_29))]
             latest["mode"] = [msg.motor_cmd[i].mode for i in range(len(BODY_JOINTS_29))]
             latest["tau"] = [msg.motor_cmd[i].tau for i in range(len(BODY_JOINTS_29))]
+            latest["dq"] = [msg.motor_cmd[i].dq for i in range(len(BODY_JOINTS_29))]
             stats.commands += 1
 
     ChannelFactoryInitialize(domain, interface)
@@ -214,10 +216,13 @@ def run(domain: int, interface: str, seconds: float, seed: int | None = None, re
             q = latest.get("q")
             mode = latest.get("mode")
             tau = latest.get("tau")
+            dq = latest.get("dq")
         if q is not None:
             for i, a in enumerate(act):
                 if mode[i]:  # mode 0: motor disabled, hold the current target
-                    d.ctrl[a] = q[i]
+                    # kp (q - q_m) + kd (dq - dq_m), with the model's actuator gains: the commanded velocity is a
+                    # lead of kd / kp seconds on the position actuator's target (SimRobot does the same).
+                    d.ctrl[a] = q[i] + robot.servo_lead_s[a] * dq[i] if math.isfinite(dq[i]) else q[i]
                     d.qfrc_applied[vadr[i]] = tau[i]  # the command's feed-forward torque, as the drivers add it
         mujoco.mj_step(m, d)
         for observer in observers:

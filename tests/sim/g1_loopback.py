@@ -1,7 +1,7 @@
 """The G1 backend without a DDS link, for tests at the LowCmd publisher seam: `loopback_g1(cfg)` builds a
-`UnitreeG1Robot` whose publisher records every LowCmd written (virtual time, the 29 motors' q) and moves the
-measured joints 30 % of the way toward it, as a lagging servo would report on rt/lowstate, on a virtual clock
-(a move's frames stream without waiting out its wall time)."""
+`UnitreeG1Robot` whose publisher records every LowCmd written (virtual time, the 29 motors' q; their dq in
+`velocities`) and moves the measured joints 30 % of the way toward it, as a lagging servo would report on
+rt/lowstate, on a virtual clock (a move's frames stream without waiting out its wall time)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,10 +13,12 @@ class Loopback:
     def __init__(self, robot) -> None:
         self.robot = robot
         self.frames: list[tuple[float, np.ndarray]] = []
+        self.velocities: list[np.ndarray] = []  # each frame's commanded joint velocities (LowCmd dq)
 
     def Write(self, msg) -> None:  # noqa: N802 (the SDK's name)
         q = np.array([msg.motor_cmd[i].q for i in range(len(self.robot._qadr))])
         self.frames.append((self.robot._now(), q))
+        self.velocities.append(np.array([msg.motor_cmd[i].dq for i in range(len(q))]))
         with self.robot._state_lock:
             self.robot._q = self.robot._q + 0.3 * (q - self.robot._q)
 
@@ -50,5 +52,6 @@ def loopback_g1(cfg, **kwargs):
             self._q = rest.copy()
             self._target = self.limits.clip(self.joint_positions())
             self._pub.frames.clear()
+            self._pub.velocities.clear()
 
     return LoopbackG1(cfg, **kwargs)

@@ -160,12 +160,15 @@ class UnitreeG1Robot(G1Kinematics, Robot):
                                      f"{abs(q - self._target[name]):.4f} rad in {self.period:.4f} s", name)
         g = self.config.gains
         tau = self._gravity_torques() if self.config.physics.servo_feedforward else {}
+        # The frame's joint velocity (from the last frame), so the drivers' kd acts on the tracking error's rate;
+        # zero for a hold (the e-stop) and before the first frame.
+        lead = self.config.physics.velocity_feedforward and not hold
         for i, name in enumerate(BODY_JOINTS_29):
             q = frame[name]
             m = self._cmd.motor_cmd[i]
             m.mode = 1
             m.q = float(q)
-            m.dq = 0.0
+            m.dq = float((q - self._target[name]) / self.period) if lead and name in self._target else 0.0
             m.tau = float(tau.get(name, 0.0))
             leg = name in LEG_JOINTS
             m.kp = g.kp_leg if leg else g.kp_arm
