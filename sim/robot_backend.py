@@ -14,7 +14,7 @@ import numpy as np
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.body_tree import hangs_from
-from sim.g1 import HEAD_CAMERA, PALM_SITE
+from sim.g1 import HEAD_CAMERA, PALM_SITE, is_arm_link
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
 from sim.scene.builder import HAND_BODY, build_scene, weld_name
@@ -158,7 +158,7 @@ class SimRobot(Robot):
         if self._held is not None:
             hand = self.model.body(HAND_BODY[self._held_arm]).id
             held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
-        return self._check.touching(self._qpos_with(target), ignore, held, margin)
+        return self._check.touching(self._qpos_with(target), ignore, held, margin, self.arm)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         return self._move_path([target], [duration_s])
@@ -355,7 +355,10 @@ class ClearanceChecker:
     produces a contact. The held object pressed more than `self_penetration` into the robot anywhere but its
     own hand counts too, named "robot:<body>" (an arm reaching across the body swings what it holds into the
     torso or the other arm; the weld then gives and the object shifts in the hand, or is dropped off the table
-    at the let-go). Physics is never stepped here; only positions are set and collisions detected."""
+    at the let-go), and so does the moving arm (`arm`: its links from the shoulder roll outward) pressed more than
+    that into the rest of the robot: the servos cannot push a link through the torso, so the arm would stop
+    short of such a posture, centimetres off the path that was checked, into whatever stands there. Physics is
+    never stepped here; only positions are set and collisions detected."""
 
     def __init__(self, model: mujoco.MjModel, robot_bodies: set[int], object_body: dict[str, int],
                  margin: float, max_margin: float | None = None, self_penetration: float = 0.005) -> None:
@@ -370,6 +373,8 @@ class ClearanceChecker:
         self.robot_bodies = robot_bodies
         self.body_name = {b: n for n, b in object_body.items()}
         self.table = self.model.geom("table_top").id
+        self._arm_links = {side: frozenset(b for b in robot_bodies if is_arm_link(self.model.body(b).name, side))
+                           for side in ("left", "right")}
         for g in range(self.model.ngeom):
             if self.model.geom_bodyid[g] in self.body_name:
                 # Contacts are generated out to the largest margin asked for; each check keeps those within its own.
@@ -384,8 +389,9 @@ class ClearanceChecker:
 
     def touching(self, qpos: np.ndarray, ignore: set[str],
                  held: tuple[int, int, tuple[np.ndarray, np.ndarray]] | None,
-                 margin: float | None = None) -> list[str]:
+                 margin: float | None = None, arm: str | None = None) -> list[str]:
         m, d = self.model, self.data
+        arm_links = self._arm_links.get(arm, frozenset())
         margin = self.margin if margin is None else margin
         d.qpos[:] = qpos
         held_body, own_hand = None, frozenset()
@@ -409,6 +415,12 @@ class ClearanceChecker:
                 if mover not in self.robot_bodies and mover != held_body:
                     continue
                 if mover == held_body and other in self.robot_bodies and other not in own_hand \
+                        and c.dist < -self.self_penetration:
+                    name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
+                    if name not in ignore:
+                        hits.add(name)
+                    continue
+                if mover in arm_links and other in self.robot_bodies and other not in arm_links \
                         and c.dist < -self.self_penetration:
                     name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
                     if name not in ignore:
