@@ -191,7 +191,9 @@ class GraspChooser:
                 try:
                     # The end point first: it is where a crowded grasp fails, and one IK solve says so.
                     at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
-                    return arm, pose, grasp_pt, self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1])
+                    path = self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1])
+                    log.debug("grasp %s: chose %s arm, %s at %s", obj.name, arm, pose.name, np.round(grasp_pt, 3))
+                    return arm, pose, grasp_pt, path
                 except PrimitiveFailure as f:
                     log.debug("grasp %s: %s arm, %s at %s: %s", obj.name, arm, pose.name, np.round(grasp_pt, 3),
                               f.detail)
