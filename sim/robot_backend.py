@@ -158,7 +158,8 @@ class SimRobot(Robot):
         if self._held is not None:
             hand = self.model.body(HAND_BODY[self._held_arm]).id
             held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
-        return self._check.touching(self._qpos_with(target), ignore, held, margin, self.arm)
+        arm = self.arm if self.config.motion.arm_self_check else None
+        return self._check.touching(self._qpos_with(target), ignore, held, margin, arm)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         return self._move_path([target], [duration_s])

@@ -109,6 +109,12 @@ class MotionConfig(_Cfg):
         "(it turned in the hand, or a relaxed carry or pour left the wrist turned) and the hand is turned back to "
         "stand it as it stood before it is carried over the spot and let go"))
     clearance_margin: float = Field(default=0.01, ge=0)
+    arm_self_check: bool = Field(default=False, description=(
+        "the clearance check behind straight lines, joint lines and checked descents also counts the moving arm "
+        "pressed more than the planner's self_penetration into the rest of the robot (robot:<link>), as the OMPL "
+        "planning world does: the servos cannot push a link through the torso, so such a posture is never "
+        "reached. Off: on dev it ended the finger robot's knock-overs, but refused lowerings near the body and "
+        "moves out of the tuck beside the hip that the demo's Task B needs (README, robot section)"))
     planned_carry: bool = Field(default=False, description=(
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
         "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
@@ -235,10 +241,11 @@ class PhysicsConfig(_Cfg):
     # Joint servos as the G1's motor drivers run them: kp (q_des - q) - kd dq + tau_ff, with gravity
     # compensation as tau_ff. Off: a plain position servo that sags under the arm's and torso's weight.
     servo_feedforward: bool = True
-    # Each target goes with its trajectory's joint velocity (LowCmd dq), so the servo's damping acts on the
-    # tracking error's rate, not on the motion: kp (q_des - q) + kd (dq_des - dq). Off: dq_des = 0, and the arm
-    # trails its path by about kd / kp seconds (a cm or more at speed), cutting its corners among objects.
-    velocity_feedforward: bool = True
+    velocity_feedforward: bool = Field(default=False, description=(
+        "each joint target goes with its trajectory's velocity (LowCmd dq), so the servo's damping acts on the "
+        "tracking error's rate, not on the motion: kp (q_des - q) + kd (dq_des - dq). Off (dq_des = 0): the arm "
+        "trails its path by about kd / kp seconds, 1-2 cm at speed. Off by default until the demo regression and "
+        "the weld sim-bench are measured with it (README, robot section)"))
 
 
 class RobotConfig(_Cfg):

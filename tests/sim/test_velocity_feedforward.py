@@ -1,4 +1,4 @@
-"""Joint targets go out with their trajectory's velocity (physics.velocity_feedforward), as a G1's motor
+"""Joint targets go out with their trajectory's velocity (physics.velocity_feedforward, opt-in), as a G1's motor
 drivers take them (LowCmd q and dq: kp (q - q_m) + kd (dq - dq_m) + tau): the servo's damping then acts on the
 tracking error's rate, not on the motion, and the arm follows its planned path instead of trailing it by kd / kp
 seconds (a centimetre or more at speed; the planner's clearance margin is a few millimetres)."""
@@ -20,7 +20,9 @@ def robot_over_the_table():
     """The simulated G1 with its right hand up over the table, and the posture it is in there."""
     from memora_core.robot.control import RuleBasedController
 
-    robot = make_robot(load_robot_config("sim_g1"), seed=0)
+    cfg = load_robot_config("sim_g1")
+    robot = make_robot(cfg.model_copy(update={"physics": cfg.physics.model_copy(
+        update={"velocity_feedforward": True})}), seed=0)
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
     robot.command({"right_shoulder_roll_joint": -0.3}, 1.0)  # the hand off the hip it rests on
     ctl.c.arm.go(np.array([0.30, -0.30, 1.05]), set(), "start")
@@ -65,7 +67,7 @@ def _palm_tracking_error_mm(robot, start: dict[str, float], feedforward: bool) -
     finally:
         backend.JointTrajectory.__getitem__ = plays
         robot.step_observers.remove(observe)
-        robot.config.physics.velocity_feedforward = True
+        robot.config.physics.velocity_feedforward = True  # as the fixture made it
     assert np.linalg.norm(robot.hand_position() - GOAL) < 0.01
     return np.array(errors)
 
@@ -86,7 +88,9 @@ def test_g1_lowcmd_frames_carry_their_joint_velocity_and_a_hold_carries_none():
     from sim.g1 import BODY_JOINTS_29
     from tests.sim.g1_loopback import loopback_g1
 
-    cfg = load_robot_config("unitree_g1").model_copy(update={"dex3": None})
+    cfg = load_robot_config("unitree_g1")
+    cfg = cfg.model_copy(update={"dex3": None, "physics": cfg.physics.model_copy(
+        update={"velocity_feedforward": True})})
     robot = loopback_g1(cfg)
     try:
         robot.restart()

@@ -76,7 +76,8 @@ class G1Kinematics:
         if held is not None:
             body = next((b for b, n in names.items() if n == self._held), None)
             held = None if body is None else (body, *held)
-        return self._check.touching(qpos, ignore, held, margin, self.arm)
+        arm = self.arm if self.config.motion.arm_self_check else None
+        return self._check.touching(qpos, ignore, held, margin, arm)
 
     def arm_planner(self, arm: str):  # noqa: ANN201 - memora_core.robot.motion.ArmMotionPlanner
         """The motion library's planner for `arm` on a snapshot of this backend's scene (backends.planning_view)."""
