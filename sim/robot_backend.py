@@ -415,14 +415,10 @@ class ClearanceChecker:
             for mover, other, og in ((b1, b2, c.geom2), (b2, b1, c.geom1)):
                 if mover not in self.robot_bodies and mover != held_body:
                     continue
-                if mover == held_body and other in self.robot_bodies and other not in own_hand \
-                        and c.dist < -self.self_penetration:
-                    name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
-                    if name not in ignore:
-                        hits.add(name)
-                    continue
-                if mover in arm_links and other in self.robot_bodies and other not in arm_links \
-                        and c.dist < -self.self_penetration:
+                # The held object, or the moving arm, pressed into the robot (not into its own hand / arm).
+                into_robot = other in self.robot_bodies and c.dist < -self.self_penetration and (
+                    (mover == held_body and other not in own_hand) or (mover in arm_links and other not in arm_links))
+                if into_robot:
                     name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
                     if name not in ignore:
                         hits.add(name)
