@@ -22,6 +22,7 @@ import mujoco
 import numpy as np
 
 from memora_core.robot.motion.config import PlannerConfig
+from memora_core.robot.motion.failures import is_robot_link, robot_link
 from memora_core.robot.motion.world import JointSpace
 from sim.g1 import ARM_JOINTS, WAIST_JOINTS, is_arm_link
 from sim.ik import ArmIK
@@ -77,7 +78,7 @@ class MujocoPlanningWorld:
             b = int(m.geom_bodyid[g])
             if b in self._robot:
                 self._kind[g] = ROBOT
-                self._owner[g] = self._name_id(f"robot:{m.body(b).name}")
+                self._owner[g] = self._name_id(robot_link(m.body(b).name))
                 bits = (_ARM_BITS if is_arm_link(m.body(b).name, arm) else
                         _WAIST_BITS if b in self._moving else _ROBOT_STATIC_BITS)
             else:
@@ -297,7 +298,7 @@ def reachability_map(robot: SimRobot, config: PlannerConfig | None = None, progr
     valid = {}
     for arm in kin:
         world = MujocoPlanningWorld(robot, arm, config)
-        world.ignore({n for n in world.names if not n.startswith("robot:")})
+        world.ignore({n for n in world.names if not is_robot_link(n)})
         valid[arm] = world.is_valid
     key = repr((robot.config.ik.model_dump(), sorted(robot.joint_ranges().items()), robot.config.home,
                 robot.config.limits.position_margin, mujoco.__version__))

@@ -14,6 +14,7 @@ import numpy as np
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.body_tree import hangs_from
+from memora_core.robot.motion.failures import robot_link
 from sim.g1 import HEAD_CAMERA, PALM_SITE, is_arm_link
 from sim.ik import ArmIK
 from sim.scene import Layout, load_scene_config, sample_layout
@@ -419,7 +420,7 @@ class ClearanceChecker:
                 into_robot = other in self.robot_bodies and c.dist < -self.self_penetration and (
                     (mover == held_body and other not in own_hand) or (mover in arm_links and other not in arm_links))
                 if into_robot:
-                    name = f"robot:{mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other)}"
+                    name = robot_link(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other))
                     if name not in ignore:
                         hits.add(name)
                     continue

@@ -8,9 +8,10 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import palm_rotation
 from memora_core.robot.limits import EStopActive, LimitViolation
+from memora_core.robot.motion.failures import is_robot_link
 
 log = logging.getLogger(__name__)
 Posture = dict[str, float]
@@ -65,11 +66,14 @@ class ArmMotion:
     def plan_line(self, point: np.ndarray, ignore: set[str], what: str,
                   start: Posture | None = None, start_xyz: np.ndarray | None = None,
                   touch_at_end: set[str] = frozenset(), bisect: bool = True,
-                  margin: float | None = None, fresh: bool = False) -> list[Posture]:
+                  margin: float | None = None, fresh: bool = False, at_rest: bool = False) -> list[Posture]:
         """IK waypoints along the straight palm line to `point`, each checked for reach and clearance
         (`touch_at_end`: objects only the last waypoint may touch; `bisect`: add waypoints where neighbouring
         postures differ much — off only for the rough move out of the tuck; `fresh`: its first point may also
-        be solved from the rest posture). Raises PrimitiveFailure before anything moves."""
+        be solved from the rest posture; `at_rest`: the move leaves or goes to the configured rest posture,
+        which lies against the robot's own body beside the hip: an empty arm's contacts with the body are
+        not counted there; elsewhere they are, since an arm pressed on the torso runs off its checked path into
+        the objects on the table). Raises PrimitiveFailure before anything moves."""
         point = np.asarray(point, float)
         try:
             self.robot.limits.check_workspace(point)
@@ -88,12 +92,21 @@ class ArmMotion:
                        self.solve_segment(prev, p, seed, rot, cost, what, final=i == n, depth=depth))
             for q, sub in segment:
                 hits = self.robot.clearance(q, ignore | (set(touch_at_end) if i == n and sub is p else set()), margin)
+                if at_rest:
+                    hits = self.off_body(hits)
                 if hits:
                     raise PrimitiveFailure.blocked(what, sub, hits, self.c.resolver.movable(hits))
                 path.append(q)
                 seed = q
             prev = p
         return path
+
+    def off_body(self, hits: list[str]) -> list[str]:
+        """`hits` without the robot's own links, for an empty hand's move to or from the rest posture (`at_rest`);
+        a held object pressed into the body still counts."""
+        if self.robot.held_object() is not None:
+            return hits
+        return [h for h in hits if not is_robot_link(h)]
 
     def solve_fresh(self, point: np.ndarray, rot: np.ndarray, cost: float,
                     what: str) -> list[tuple[Posture, np.ndarray]]:
@@ -127,9 +140,26 @@ class ArmMotion:
 
     def go(self, point: np.ndarray, ignore: set[str] | None = None, what: str = "waypoint",
            exact: bool = True, bisect: bool = True, margin: float | None = None) -> None:
+        """The palm straight to `point`. When only the robot's own body is in the line's way (the IK postures
+        along it press a link into the torso or a leg), the motion library plans the move instead, with the
+        same hand orientation: its goal postures are chosen clear of the body. Raises the straight line's
+        refusal when that is refused too."""
         point = np.asarray(point, float)
         ignore = set(ignore or set())
-        self.follow(self.plan_line(point, ignore, what, bisect=bisect, margin=margin), point, ignore, what, exact)
+        try:
+            path = self.plan_line(point, ignore, what, bisect=bisect, margin=margin)
+        except PrimitiveFailure as f:
+            if not f.self_only or not self.c.guarded.settings.guarded_approach:
+                raise
+            try:
+                self.c.planned.move_to(point, ignore, f"planned {what}", keep_hold=True, exact=exact)
+            except PrimitiveFailure as g:
+                if g.cause not in PLAN_REFUSED:
+                    raise
+                raise f from None
+            log.info("%s: %s; planned round the robot's body instead", what, f.detail)
+            return
+        self.follow(path, point, ignore, what, exact)
 
     def follow(self, path: list[Posture], point: np.ndarray, ignore: set[str], what: str,
                exact: bool = True, duration: float | None = None) -> None:
@@ -161,13 +191,13 @@ class ArmMotion:
         return rest
 
     def joint_line(self, goal: Posture, ignore: set[str], what: str,
-                   end_ignore: set[str] | None = None) -> list[Posture]:
+                   end_ignore: set[str] | None = None, at_rest: bool = False) -> list[Posture]:
         """Joint-space waypoints from the commanded posture to `goal`, each checked for clearance (the last one
-        with `end_ignore`, when given)."""
-        return self.joint_line_from(self.robot.joint_positions(), goal, ignore, what, end_ignore)
+        with `end_ignore`, when given). `at_rest`: as in `plan_line`."""
+        return self.joint_line_from(self.robot.joint_positions(), goal, ignore, what, end_ignore, at_rest)
 
     def joint_line_from(self, now: Posture, goal: Posture, ignore: set[str], what: str,
-                        end_ignore: set[str] | None = None) -> list[Posture]:
+                        end_ignore: set[str] | None = None, at_rest: bool = False) -> list[Posture]:
         # From the measured posture moved into the commandable ranges: a joint the last move pressed against its
         # stop would put the line's first waypoints out of range.
         now = self.robot.limits.clip({k: now[k] for k in goal})
@@ -177,6 +207,8 @@ class ArmMotion:
         for i in range(1, n + 1):
             q = {k: now[k] + (v - now[k]) * i / n for k, v in goal.items()}
             hits = self.robot.clearance(q, ignore if i < n or end_ignore is None else end_ignore)
+            if at_rest:
+                hits = self.off_body(hits)
             if hits:
                 raise PrimitiveFailure.blocked(what, self.robot.hand_position(), hits, self.c.resolver.movable(hits),
                                                posture=True)

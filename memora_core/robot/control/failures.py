@@ -9,6 +9,8 @@ from enum import Enum
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from memora_core.robot.motion.failures import is_robot_link
+
 
 class FailureReason(str, Enum):
     UNREACHABLE = "unreachable"
@@ -51,11 +53,14 @@ PLAN_REFUSED = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, F
 class PrimitiveFailure(Exception):
     """A primitive that cannot be done: the step-level `reason`, the precise `cause` and its data.
     `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move
-    them aside; `what`: the move that failed ("lift", "carry", "approach" …)."""
+    them aside; `what`: the move that failed ("lift", "carry", "approach" …); `self_only`: a refused path
+    (PATH_BLOCKED) that only the robot's own body was in the way of (no recovery can move that aside, but
+    another arm posture, planned, may go round it)."""
 
     def __init__(self, reason: FailureReason, detail: str, blockers: Iterable[str] = (), *,
                  cause: FailureCause, what: str = "", point: np.ndarray | None = None,
-                 residual: float | None = None, gap: float | None = None, angle_deg: float | None = None) -> None:
+                 residual: float | None = None, gap: float | None = None, angle_deg: float | None = None,
+                 self_only: bool = False) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
@@ -66,6 +71,7 @@ class PrimitiveFailure(Exception):
         self.residual = residual
         self.gap = gap
         self.angle_deg = angle_deg
+        self.self_only = self_only
 
     @property
     def ik_miss(self) -> bool:
@@ -95,7 +101,8 @@ class PrimitiveFailure(Exception):
         # no names: no posture there is clear of the scene (the planner found no goal), nothing in particular hit
         by = f"blocked by {', '.join(hits)}" if hits else "blocked: no clear posture there"
         return cls(FailureReason.COLLISION, f"{what}: {where} {by}", movable,
-                   cause=FailureCause.PATH_BLOCKED, what=what, point=point)
+                   cause=FailureCause.PATH_BLOCKED, what=what, point=point,
+                   self_only=bool(hits) and all(is_robot_link(h) for h in hits))
 
     @classmethod
     def arm_hit(cls, what: str, hits: list[str], movable: list[str]) -> "PrimitiveFailure":

@@ -35,10 +35,12 @@ class PlannedMotion:
         return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}",
                                 cause=FailureCause.OUT_OF_WORKSPACE, what=what, point=point)
 
-    def move_to(self, point: np.ndarray, ignore: set[str], what: str, keep_hold: bool = False) -> None:
+    def move_to(self, point: np.ndarray, ignore: set[str], what: str, keep_hold: bool = False,
+                exact: bool = True) -> None:
         """Put the palm at `point` along a planned collision-free joint path (the hand orientation as the next
         straight move would hold it, relaxed while holding unless `keep_hold`: then a held object keeps hanging
-        as it was grasped, e.g. a tall bottle stays upright). Raises a typed PrimitiveFailure."""
+        as it was grasped, e.g. a tall bottle stays upright; `exact`: as `ArmMotion.follow`). Raises a typed
+        PrimitiveFailure."""
         import time
 
         from memora_core.robot.motion.failures import PlanningFailure
@@ -64,7 +66,7 @@ class PlannedMotion:
         targets, duration = plan.trajectory.command_args()
         log.debug("%s: planned move to %s (%d samples, %.2f s)", what, np.round(point, 3).tolist(), len(targets),
                   duration)
-        self.c.arm.follow(targets, point, ignore, what, duration=duration)
+        self.c.arm.follow(targets, point, ignore, what, exact=exact, duration=duration)
         if holding and s.held_rot is not None:
             s.held_rot = self.robot.hand_rotation()  # the object hangs as the planned posture holds it: keep that
 

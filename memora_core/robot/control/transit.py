@@ -74,8 +74,8 @@ class Transit:
         """A rough move out of the tuck: few IK waypoints (the palm line need not be kept), but the joint lines
         between them checked too: from beside the hip they differ much, and the fingers swing wide between."""
         q0, path = self.robot.joint_positions(), []
-        for q in self.arm.plan_line(point, ignore, "ready", bisect=False):
-            path += self.arm.joint_line_from(q0, q, ignore, "ready")
+        for q in self.arm.plan_line(point, ignore, "ready", bisect=False, at_rest=True):
+            path += self.arm.joint_line_from(q0, q, ignore, "ready", at_rest=True)
             q0 = q
         self.arm.follow(path, point, ignore, "ready", exact=False)
 
@@ -146,7 +146,8 @@ class Transit:
         """No straight carry works: a collision-free joint path planned by the motion library (held object
         attached) to above `above_xy`, at the cruise level, else the highest. Raises `failure` when the
         backend has no planner or none plans; a planned move that then hits something raises that."""
-        if not self.cfg.motion.planned_carry:
+        # Only the robot's own body in the way: no recovery can move that aside, so a planned carry is the way on.
+        if not self.cfg.motion.planned_carry and not failure.self_only:
             raise failure
         for level in dict.fromkeys([levels[0], levels[-1]]):
             try:
@@ -242,7 +243,8 @@ class Transit:
             try:
                 paths, q = [], dict(now)
                 for goal in stages:
-                    paths.append(self.arm.joint_line_from(q, goal, {"table"} & self.c.scene.touching_now(), "stow"))
+                    paths.append(self.arm.joint_line_from(q, goal, {"table"} & self.c.scene.touching_now(), "stow",
+                                                          at_rest=True))
                     q = {**q, **goal}
             except PrimitiveFailure as f:
                 blocked.append(f.detail)
@@ -256,7 +258,7 @@ class Transit:
             try:  # no hand-made way clears: one the motion library plans around what is in the way
                 touching = {"table"} & self.c.scene.touching_now()
                 self.c.planned.to_posture(home, touching, "planned stow")
-                rest = self.arm.joint_line(home, touching, "tuck")  # the last stretch, beside the hip
+                rest = self.arm.joint_line(home, touching, "tuck", at_rest=True)  # the last stretch, beside the hip
                 self.robot.command_path(rest, self.cfg.motion.min_segment_s * 2)
                 return
             except PrimitiveFailure as f:

@@ -15,6 +15,20 @@ class PlanningCause(str, Enum):
     TIMING_FAILED = "timing_failed"              # the path could not be time-parameterised within the limits
 
 
+# The robot's own links are named among the obstacles as ROBOT_LINK + the body's name.
+ROBOT_LINK = "robot:"
+
+
+def robot_link(body: str) -> str:
+    """The obstacle name of the robot's own body `body`."""
+    return f"{ROBOT_LINK}{body}"
+
+
+def is_robot_link(name: str) -> bool:
+    """Whether an obstacle name is one of the robot's own links (not an object, not the table)."""
+    return name.startswith(ROBOT_LINK)
+
+
 class PlanningFailure(RuntimeError):
     """A motion that cannot be planned. `cause`: why; `colliding`: the bodies in the way (object names,
     "table", or "robot:<link>" for the robot's own links); `residual`: the best IK position error (m)."""
