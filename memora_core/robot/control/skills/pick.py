@@ -166,7 +166,7 @@ class PickSkill:
         except PrimitiveFailure as f:
             log.debug("descent re-plan blocked (%s); following the checked one", f.detail)
             above = self.over(grasp_pt, pre[2], ignore)
-            arm.follow(arm.joint_line(checked[0], ignore, "above"), above, ignore, "above")
+            self.to_checked(checked[0], above, ignore)
             arm.follow(checked[1:], grasp_pt, ignore, "approach")
             name = self.c.state.grasping
             if self.c.grasps.fingers and name:
@@ -174,6 +174,26 @@ class PickSkill:
             return
         arm.follow(to_pre, pre, free, "pre-grasp")
         self.guarded_approach(grasp_pt, ignore)
+
+    def to_checked(self, q: dict[str, float], above: np.ndarray, ignore: set[str]) -> None:
+        """From the posture the arm has over the object to the checked descent's first one, `q` (its palm at
+        `above`): along the joint line, else (the line sweeps the forearm through the table or a neighbour: the
+        arm came there by a planned move, in a posture far from `q`) along a joint path the motion library plans."""
+        arm = self.c.arm
+        try:
+            path = arm.joint_line(q, ignore, "above")
+        except PrimitiveFailure as f:
+            if f.cause not in PLAN_REFUSED or not self.c.guarded.settings.guarded_approach:
+                raise
+            try:
+                self.c.planned.to_posture(q, ignore, "planned above")
+            except PrimitiveFailure as g:
+                if g.cause not in PLAN_REFUSED:
+                    raise
+                raise f from None
+            log.info("above: %s; planned the posture change instead", f.detail)
+            path = arm.joint_line(q, ignore, "above")  # the rest, checked, if the planned path ended short of `q`
+        arm.follow(path, above, ignore, "above")
 
     def over(self, grasp_pt: np.ndarray, lowest: float, ignore: set[str]) -> np.ndarray:
         """The hand over `grasp_pt` at the highest cruise level (not below `lowest`) the arm reaches there; at a

@@ -95,6 +95,13 @@ class PlaceSkill:
                 self.lower_onto(obj, release, goal, ignore, receptacle if into else None)
                 break
             except PrimitiveFailure as f:
+                if f.self_only and not handed and self.robot.held_object() == obj.name:
+                    # This arm cannot lower it there without pressing into its own body (it reaches across the
+                    # torso): the other arm takes the object over, once.
+                    if c.putdown.hand_off(obj):
+                        handed = True
+                        release, goal = self.release_point(obj, goal, ignore, slack, receptacle)
+                        continue
                 # Over the spot the object hangs differently than planned, or the fingers meet a neighbour on the
                 # way down: on the table, lift again and take the next free spot.
                 if (receptacle is not None or not spots or f.cause is FailureCause.ARM_HIT
