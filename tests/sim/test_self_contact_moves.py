@@ -3,6 +3,7 @@ the way of go round it rather than fail, on real MuJoCo with the motion library:
 
 - a straight palm line whose IK postures press the upper arm into the torso (a point in front of the chest) is
   refused, typed `self_only`; `ArmMotion.go` then plans the move, and the arm arrives clear of the body;
+- a lowering refused for the arm's own body alone hands the object to the other arm (for a neighbour, it does not);
 - the tuck, a configured posture that lies against the leg by design, is reached by its joint line (the arm's
   contacts with the body are not counted going to or from the rest posture); counted, the same line is refused."""
 from __future__ import annotations
@@ -12,11 +13,12 @@ import pytest
 
 from memora_core.robot.control import FailureCause, PrimitiveFailure
 from memora_core.robot.motion.failures import is_robot_link
+from memora_core.schemas import PlanStep
 
 pytest.importorskip("ompl")
 pytestmark = pytest.mark.sim
 
-OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0), "bread": (0.76, 0.35, 0.0)}
+OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0), "yellow bowl": (0.45, 0.15, 0.0)}
 
 
 def test_self_only_names_a_path_that_only_the_robot_blocks():
@@ -65,3 +67,30 @@ def test_the_tuck_is_reached_though_it_lies_against_the_leg(checked):
     ctl.c.transit.tuck(rest)
     now = robot.joint_positions()
     assert max(abs(now[k] - v) for k, v in rest.items()) < 0.15, {k: round(now[k] - v, 3) for k, v in rest.items()}
+
+
+@pytest.mark.parametrize("in_the_way", [["robot:torso_link"], ["coca-cola bottle"]])
+def test_a_lowering_only_the_body_is_in_the_way_of_goes_to_the_other_arm(ctl, in_the_way):
+    """The first arm's lowering into the bowl is refused (injected, as the self check refuses a posture pressing
+    the upper arm into the torso): the other arm takes the can over and puts it in. Refused for a neighbour
+    instead (the control), the place fails as before: moving the neighbour aside is the recoveries' business."""
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can")).success
+    place, first = ctl.c.skills.place, ctl.robot.arm
+    lower_onto, refused = place.lower_onto, []
+    bowl = ctl.robot.object_pose("yellow bowl")[0][:2]
+
+    def first_arm_refused(obj, release, goal, ignore, container, guarded=True):
+        if ctl.robot.arm == first and np.linalg.norm(np.asarray(goal)[:2] - bowl) < 0.08:  # into the bowl only
+            refused.append(first)
+            raise PrimitiveFailure.blocked("lower", release, in_the_way, ctl.c.resolver.movable(in_the_way))
+        return lower_onto(obj, release, goal, ignore, container, guarded)
+
+    place.lower_onto = first_arm_refused
+    ctl.cfg.motion.clear_moves = 0  # no recovery moves the neighbour aside: only the skill's own fall-back acts
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="fanta can", target="in yellow bowl"))
+    assert refused
+    if is_robot_link(in_the_way[0]):
+        assert res.success, res.detail
+        assert ctl.robot.arm != first
+    else:
+        assert not res.success and res.cause is FailureCause.PATH_BLOCKED and ctl.robot.arm == first
