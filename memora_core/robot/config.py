@@ -113,8 +113,8 @@ class MotionConfig(_Cfg):
         "the clearance check behind straight lines, joint lines and checked descents also counts the moving arm "
         "pressed more than the planner's self_penetration into the rest of the robot (robot:<link>), as the OMPL "
         "planning world does: the servos cannot push a link through the torso, so such a posture is never "
-        "reached. Off: on dev it ended the finger robot's knock-overs, but refused lowerings near the body and "
-        "moves out of the tuck beside the hip that the demo's Task B needs (README, robot section)"))
+        "reached and the arm runs off its checked path. A move refused for the body alone is planned round it "
+        "(README, robot section)"))
     planned_carry: bool = Field(default=False, description=(
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
         "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
@@ -244,8 +244,7 @@ class PhysicsConfig(_Cfg):
     velocity_feedforward: bool = Field(default=False, description=(
         "each joint target goes with its trajectory's velocity (LowCmd dq), so the servo's damping acts on the "
         "tracking error's rate, not on the motion: kp (q_des - q) + kd (dq_des - dq). Off (dq_des = 0): the arm "
-        "trails its path by about kd / kp seconds, 1-2 cm at speed. Off by default until the demo regression and "
-        "the weld sim-bench are measured with it (README, robot section)"))
+        "trails its path by about kd / kp seconds, 1-2 cm at speed"))
 
 
 class RobotConfig(_Cfg):
