@@ -55,12 +55,13 @@ class PrimitiveFailure(Exception):
     `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move
     them aside; `what`: the move that failed ("lift", "carry", "approach" …); `self_only`: a refused path
     (PATH_BLOCKED) that only the robot's own body was in the way of (no recovery can move that aside, but
-    another arm posture, planned, may go round it)."""
+    another arm posture, planned, may go round it); `by_body`: the robot's own body was among what was in the way
+    (moving the neighbours named beside it does not clear that path)."""
 
     def __init__(self, reason: FailureReason, detail: str, blockers: Iterable[str] = (), *,
                  cause: FailureCause, what: str = "", point: np.ndarray | None = None,
                  residual: float | None = None, gap: float | None = None, angle_deg: float | None = None,
-                 self_only: bool = False) -> None:
+                 self_only: bool = False, by_body: bool = False) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
@@ -72,6 +73,7 @@ class PrimitiveFailure(Exception):
         self.gap = gap
         self.angle_deg = angle_deg
         self.self_only = self_only
+        self.by_body = by_body or self_only
 
     @property
     def ik_miss(self) -> bool:
@@ -102,7 +104,8 @@ class PrimitiveFailure(Exception):
         by = f"blocked by {', '.join(hits)}" if hits else "blocked: no clear posture there"
         return cls(FailureReason.COLLISION, f"{what}: {where} {by}", movable,
                    cause=FailureCause.PATH_BLOCKED, what=what, point=point,
-                   self_only=bool(hits) and all(is_robot_link(h) for h in hits))
+                   self_only=bool(hits) and all(is_robot_link(h) for h in hits),
+                   by_body=any(is_robot_link(h) for h in hits))
 
     @classmethod
     def arm_hit(cls, what: str, hits: list[str], movable: list[str]) -> "PrimitiveFailure":

@@ -204,8 +204,9 @@ class GraspChooser:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no hand pose fits {obj.name}",
                                    cause=FailureCause.NO_GRASP)
         worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
-        # The neighbours that block the most candidate grasps first: moving those frees the most of them.
-        blockers = [n for n, _ in Counter(b for f in failures for b in f.blockers).most_common()]
+        # The neighbours that block the most candidate grasps first: moving those frees the most of them. A
+        # candidate the robot's own body is in the way of too is not freed by moving them: its neighbours do not count.
+        blockers = [n for n, _ in Counter(b for f in failures if not f.by_body for b in f.blockers).most_common()]
         raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}", blockers,
                                cause=FailureCause.NO_GRASP, what=worst.what, point=worst.point,
                                residual=worst.residual)

@@ -1,0 +1,67 @@
+"""When no grasp candidate clears, the chooser names the neighbours to set aside (making room's list). A candidate
+that the robot's own body is in the way of as well (the arm pressed into the torso reaching an object close in front
+of it) is not freed by moving its neighbours, so they are not named for it. Logic only: the candidates and their
+refusals are scripted (the real checks run on MuJoCo in tests/sim)."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from memora_core.robot.control.failures import FailureCause, PrimitiveFailure
+from memora_core.robot.control.grasping import GraspChooser
+from memora_core.robot.motion.failures import is_robot_link
+
+
+class ScriptedArm:
+    def __init__(self, refusals: list[list[str]]) -> None:
+        self.refusals = list(refusals)
+
+    def cruise_z(self) -> float:
+        return 1.1
+
+    def plan_line(self, point, ignore, what, start_xyz=None):  # noqa: ANN001, ANN201 - ArmMotion.plan_line's shape
+        hits = self.refusals.pop(0)
+        raise PrimitiveFailure.blocked(what, point, hits, [h for h in hits if not is_robot_link(h)])
+
+
+def chooser(refusals: list[list[str]]) -> GraspChooser:
+    robot = SimpleNamespace(arm="right", use_arm=lambda arm: None)
+    c = SimpleNamespace(arm=ScriptedArm(refusals), state=SimpleNamespace(pose=None), robot=robot,
+                        cfg=SimpleNamespace(motion=SimpleNamespace(approach_height=0.1)))
+    g = GraspChooser.__new__(GraspChooser)
+    g.c, g.robot, g.cfg = c, robot, c.cfg
+    points = [np.array([0.3, 0.0, 0.8 + 0.01 * i]) for i in range(len(refusals))]
+    pose = SimpleNamespace(name="forward")
+    g.candidates = lambda obj, pts, arms, top, skip: [("right", pose, p) for p in points]
+    return g
+
+
+OBJ = SimpleNamespace(name="tea box")
+
+
+def names(refusals: list[list[str]]) -> tuple[str, ...]:
+    with pytest.raises(PrimitiveFailure) as none:
+        chooser(refusals).choose(OBJ, [], set())
+    assert none.value.cause is FailureCause.NO_GRASP
+    return none.value.blockers
+
+
+def test_neighbours_beside_the_body_are_not_named_for_making_room():
+    assert names([["orange cup", "robot:torso_link"], ["green cup", "robot:left_shoulder_roll_link"]]) == ()
+
+
+def test_neighbours_alone_in_the_way_are_named_most_blocking_first():
+    # The control: without the body in the way, the same neighbours are named.
+    assert names([["orange cup"], ["green cup", "orange cup"]]) == ("orange cup", "green cup")
+    # Mixed: only the candidates the body leaves free count.
+    assert names([["orange cup", "robot:torso_link"], ["green cup"]]) == ("green cup",)
+
+
+def test_by_body_and_self_only():
+    p = np.zeros(3)
+    both = PrimitiveFailure.blocked("approach", p, ["orange cup", "robot:torso_link"], ["orange cup"])
+    assert both.by_body and not both.self_only
+    alone = PrimitiveFailure.blocked("approach", p, ["robot:torso_link"], [])
+    assert alone.by_body and alone.self_only
+    neighbour = PrimitiveFailure.blocked("approach", p, ["orange cup", "table"], ["orange cup"])
+    assert not neighbour.by_body and not neighbour.self_only
