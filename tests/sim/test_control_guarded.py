@@ -92,10 +92,10 @@ def test_a_tuck_no_hand_made_way_clears_is_planned(ctl):
     c.transit.retract({"fanta can", "table"})
     real = c.arm.joint_line_from
 
-    def refuse(now, goal, ignore, what, end_ignore=None):  # every hand-made way to the tuck is refused
+    def refuse(now, goal, ignore, what, end_ignore=None, at_rest=False):  # every hand-made way to the tuck is refused
         if what == "stow":
             raise PrimitiveFailure.blocked(what, robot.hand_position(), ["fanta can"], ["fanta can"], posture=True)
-        return real(now, goal, ignore, what, end_ignore)
+        return real(now, goal, ignore, what, end_ignore, at_rest)
 
     c.arm.joint_line_from = refuse
     home = c.arm.rest_posture(robot.arm)
