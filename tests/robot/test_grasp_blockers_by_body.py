@@ -65,3 +65,5 @@ def test_by_body_and_self_only():
     assert alone.by_body and alone.self_only
     neighbour = PrimitiveFailure.blocked("approach", p, ["orange cup", "table"], ["orange cup"])
     assert not neighbour.by_body and not neighbour.self_only
+    nothing = PrimitiveFailure.blocked("lower", p, [], [])  # no posture found: nothing named
+    assert not nothing.by_body and not nothing.self_only

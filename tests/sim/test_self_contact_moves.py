@@ -21,14 +21,6 @@ pytestmark = pytest.mark.sim
 OBJS = {"coca-cola bottle": (0.40, -0.25, 0.0), "fanta can": (0.40, -0.05, 0.0), "yellow bowl": (0.45, 0.15, 0.0)}
 
 
-def test_self_only_names_a_path_that_only_the_robot_blocks():
-    point = np.array([0.2, 0.0, 0.9])
-    assert PrimitiveFailure.blocked("lower", point, ["robot:torso_link"], []).self_only
-    assert not PrimitiveFailure.blocked("lower", point, ["robot:torso_link", "fanta can"], ["fanta can"]).self_only
-    assert not PrimitiveFailure.blocked("lower", point, ["table"], []).self_only
-    assert not PrimitiveFailure.blocked("lower", point, [], []).self_only  # no posture found: nothing named
-
-
 @pytest.fixture
 def checked(ctl):
     ctl.cfg.motion.arm_self_check = True

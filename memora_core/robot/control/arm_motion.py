@@ -8,7 +8,7 @@ import logging
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import palm_rotation
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.motion.failures import is_robot_link
@@ -151,12 +151,8 @@ class ArmMotion:
         except PrimitiveFailure as f:
             if not f.self_only or not self.c.guarded.settings.guarded_approach:
                 raise
-            try:
-                self.c.planned.move_to(point, ignore, f"planned {what}", keep_hold=True, exact=exact)
-            except PrimitiveFailure as g:
-                if g.cause not in PLAN_REFUSED:
-                    raise
-                raise f from None
+            self.c.planned.instead_of(f, lambda: self.c.planned.move_to(point, ignore, f"planned {what}",
+                                                                        keep_hold=True, exact=exact))
             log.info("%s: %s; planned round the robot's body instead", what, f.detail)
             return
         self.follow(path, point, ignore, what, exact)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,17 @@ class PlannedMotion:
                                     what=what, point=point)
         return PrimitiveFailure(FailureReason.UNREACHABLE, f"{what}: planned move: {exc}",
                                 cause=FailureCause.OUT_OF_WORKSPACE, what=what, point=point)
+
+    @staticmethod
+    def instead_of(refused: PrimitiveFailure, move: Callable[[], None]) -> None:
+        """Run `move` (a planned move) in place of a straight one that was `refused` before anything moved. When
+        the planned move is refused too (nothing moved either), the straight move's refusal stands."""
+        try:
+            move()
+        except PrimitiveFailure as g:
+            if g.cause not in PLAN_REFUSED:
+                raise
+            raise refused from None
 
     def move_to(self, point: np.ndarray, ignore: set[str], what: str, keep_hold: bool = False,
                 exact: bool = True) -> None:

@@ -327,12 +327,7 @@ class Transit:
         except PrimitiveFailure as f:
             if f.cause not in PLAN_REFUSED or not self.c.guarded.settings.guarded_approach:
                 raise
-            try:
-                self.c.planned.move_to(point, ignore, "planned lift", keep_hold=True)
-            except PrimitiveFailure as g:
-                if g.cause not in PLAN_REFUSED:
-                    raise
-                raise f from None
+            self.c.planned.instead_of(f, lambda: self.c.planned.move_to(point, ignore, "planned lift", keep_hold=True))
 
     def leave_contact(self, ignore: set[str]) -> np.ndarray:
         """When the hand touches anything but `ignore` now: a short rise that moves it away from what it touches

@@ -185,12 +185,7 @@ class PickSkill:
         except PrimitiveFailure as f:
             if f.cause not in PLAN_REFUSED or not self.c.guarded.settings.guarded_approach:
                 raise
-            try:
-                self.c.planned.to_posture(q, ignore, "planned above")
-            except PrimitiveFailure as g:
-                if g.cause not in PLAN_REFUSED:
-                    raise
-                raise f from None
+            self.c.planned.instead_of(f, lambda: self.c.planned.to_posture(q, ignore, "planned above"))
             log.info("above: %s; planned the posture change instead", f.detail)
             path = arm.joint_line(q, ignore, "above")  # the rest, checked, if the planned path ended short of `q`
         arm.follow(path, above, ignore, "above")
