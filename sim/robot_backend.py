@@ -39,6 +39,14 @@ class SimRobot(Robot):
         self._dex3: dict[str, object] = {}  # grasp.mode fingers: the Dex3 hands, made on first use
         self._robot_bodies = self._robot_body_ids()
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
+        # body tables for the per-step contact check (_hard_contacts)
+        self._object_names = list(self._object_body)
+        self._object_index = {n: i for i, n in enumerate(self._object_names)}
+        self._is_robot_body = np.zeros(self.model.nbody, bool)
+        self._is_robot_body[sorted(self._robot_bodies)] = True
+        self._body_object = np.full(self.model.nbody, -1, int)
+        for i, n in enumerate(self._object_names):
+            self._body_object[self._object_body[n]] = i
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         from memora_core.robot.motion.config import load_planner_config
@@ -321,20 +329,30 @@ class SimRobot(Robot):
 
     def _hard_contacts(self) -> set[str]:
         """Objects (other than the held one) pushed by the robot, or by what it holds, harder than
-        motion.collision_force."""
+        motion.collision_force. Runs every physics step: the contacts that touch the robot (or the held object)
+        on one side and another scene object on the other are picked out with the model's body tables (a kitchen
+        at rest has a few hundred contacts, most of them feet and objects on the table); only those have their
+        force computed."""
+        n = self.data.ncon
+        if n == 0:
+            return set()
+        geoms = self.data.contact.geom[:n]
+        bodies = self.model.geom_bodyid[geoms]                  # (n, 2)
+        robot_side = self._is_robot_body[bodies]
+        obj = self._body_object[bodies]                         # object index per side, -1 where none
+        held = self._object_index.get(self._held, -2) if self._held else -2
+        robot_side |= obj == held
+        other = (obj >= 0) & (obj != held)
+        hit_2 = robot_side[:, 0] & other[:, 1]                  # side 0 pushes the object on side 1
+        hit_1 = robot_side[:, 1] & other[:, 0]
         hits: set[str] = set()
         force = np.zeros(6)
-        body_to_name = {b: n for n, b in self._object_body.items()}
-        held = self._object_body.get(self._held) if self._held else None
-        for i in range(self.data.ncon):
-            c = self.data.contact[i]
-            b1, b2 = int(self.model.geom_bodyid[c.geom1]), int(self.model.geom_bodyid[c.geom2])
-            for rb, ob in ((b1, b2), (b2, b1)):
-                name = body_to_name.get(ob)
-                if (rb in self._robot_bodies or rb == held) and name and name != self._held:
-                    mujoco.mj_contactForce(self.model, self.data, i, force)
-                    if abs(force[0]) > self.config.motion.collision_force:
-                        hits.add(name)
+        for i in np.flatnonzero(hit_1 | hit_2):
+            mujoco.mj_contactForce(self.model, self.data, int(i), force)
+            if abs(force[0]) > self.config.motion.collision_force:
+                for side, hit in ((1, hit_2[i]), (0, hit_1[i])):
+                    if hit:
+                        hits.add(self._object_names[obj[i, side]])
         return hits
 
     def render_head(self, width: int = 320, height: int = 240, hide_robot: bool = True) -> np.ndarray:
