@@ -39,11 +39,10 @@ class SimRobot(Robot):
         self._dex3: dict[str, object] = {}  # grasp.mode fingers: the Dex3 hands, made on first use
         self._robot_bodies = self._robot_body_ids()
         self._object_body = {n: self.model.body(self.scene.object(n).body_name).id for n in self.layout.poses}
-        # body tables for the per-step contact check (_hard_contacts)
+        # body tables for the per-step contact check (_hard_contacts): robot or not; which object (-1: none)
         self._object_names = list(self._object_body)
-        self._object_index = {n: i for i, n in enumerate(self._object_names)}
         self._is_robot_body = np.zeros(self.model.nbody, bool)
-        self._is_robot_body[sorted(self._robot_bodies)] = True
+        self._is_robot_body[list(self._robot_bodies)] = True
         self._body_object = np.full(self.model.nbody, -1, int)
         for i, n in enumerate(self._object_names):
             self._body_object[self._object_body[n]] = i
@@ -340,19 +339,16 @@ class SimRobot(Robot):
         bodies = self.model.geom_bodyid[geoms]                  # (n, 2)
         robot_side = self._is_robot_body[bodies]
         obj = self._body_object[bodies]                         # object index per side, -1 where none
-        held = self._object_index.get(self._held, -2) if self._held else -2
+        held = self._body_object[self._object_body[self._held]] if self._held in self._object_body else -2
         robot_side |= obj == held
         other = (obj >= 0) & (obj != held)
-        hit_2 = robot_side[:, 0] & other[:, 1]                  # side 0 pushes the object on side 1
-        hit_1 = robot_side[:, 1] & other[:, 0]
+        pushed = robot_side[:, ::-1] & other                    # [i, k]: side k is an object the other side pushes
         hits: set[str] = set()
         force = np.zeros(6)
-        for i in np.flatnonzero(hit_1 | hit_2):
+        for i in np.flatnonzero(pushed.any(axis=1)):
             mujoco.mj_contactForce(self.model, self.data, int(i), force)
             if abs(force[0]) > self.config.motion.collision_force:
-                for side, hit in ((1, hit_2[i]), (0, hit_1[i])):
-                    if hit:
-                        hits.add(self._object_names[obj[i, side]])
+                hits.update(self._object_names[o] for o in obj[i][pushed[i]])
         return hits
 
     def render_head(self, width: int = 320, height: int = 240, hide_robot: bool = True) -> np.ndarray:
