@@ -57,8 +57,7 @@ class PickSkill:
                     tried.intersection_update(before)
                     return self.pick_once(obj, arms, tried)
             except PrimitiveFailure as f:
-                if (attempt == self.cfg.motion.pick_attempts or f.reason is not FailureReason.COLLISION
-                        or f.cause is FailureCause.NO_GRASP):
+                if attempt == self.cfg.motion.pick_attempts or not self.next_grasp_may_do(f):
                     if self.robot.held_object() == obj.name:  # giving up: do not keep what could not be lifted
                         self.back_off(obj)
                     raise
@@ -67,6 +66,15 @@ class PickSkill:
                 self.robot.look()  # the next grasp is planned from the table as it is now
                 log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
         return None
+
+    def next_grasp_may_do(self, f: PrimitiveFailure) -> bool:
+        """Whether another grasp candidate may succeed where the chosen one failed once the arm moved: it hit
+        something on the way, or (a finger hand) it closed at the grasp point and took nothing. Not when no
+        candidate was left (NO_GRASP), nor for a palm-reach weld whose palm stayed short (the hand could not get
+        there: the next candidate goes the same way)."""
+        if f.cause is FailureCause.NO_GRASP:
+            return False
+        return f.reason is FailureReason.COLLISION or (self.c.grasps.fingers and f.cause is FailureCause.PALM_SHORT)
 
     def find(self, query: str | None) -> SceneObject:
         """The object `query` names, from a fresh look at the table (a perceiving robot); where it is not seen and
