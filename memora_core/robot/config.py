@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memora_core.config import CONFIG_DIR, load_yaml
 from memora_core.robot.hand import PRESS_PADS, TOUCH_THRESHOLD
@@ -75,9 +75,23 @@ class GraspPose(_Cfg):
     # Tried before every hand without it, for the objects it fits (each grasp point, each arm in reach order):
     # a hand that holds more surely than the others where it fits.
     tried_first: bool = False
+    # Tried after every hand without it (each grasp point, each arm): a hand for where all the others are blocked,
+    # less proven than they are where they fit.
+    tried_last: bool = False
     # (thumb, fingers) closing fractions the empty hand takes before reaching for the object with this pose
     # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
     preshape: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _one_turn(self) -> "GraspPose":
+        if self.tried_first and self.tried_last:
+            raise ValueError(f"grasp pose {self.name!r}: tried_first and tried_last both set")
+        return self
+
+    @property
+    def turn(self) -> int:
+        """When this hand is tried among the others: 0 tried_first, 1 the rest, 2 tried_last."""
+        return 0 if self.tried_first else 2 if self.tried_last else 1
 
 
 class MotionConfig(_Cfg):

@@ -110,12 +110,13 @@ class GraspChooser:
         hands along a long object's axis after them; each arm in reach order. Selects the arm (and, for finger
         grasps, pre-shapes the hand) before yielding; the caller restores the arm."""
         reach = self.cfg.grasp.radius + self.cfg.grasp.clearance - 0.005  # where the weld (the hand) closes
-        # Hands marked tried_first before the rest; within each, fixed-yaw hands before those along the long axis.
-        for first, aligned, base in [(f, a, b) for f in (True, False) for a in (False, True) for b in points]:
+        # Hands marked tried_first before the rest, those marked tried_last after them; within each turn, fixed-yaw
+        # hands before those along the long axis.
+        for turn, aligned, base in [(t, a, b) for t in (0, 1, 2) for a in (False, True) for b in points]:
             for arm in arms or arms_by_reach(self.c.reach, base, self.arm_order(float(base[1]))):
                 self.robot.use_arm(arm)
                 for pose in [p for p in self.poses_for(obj, arm)
-                             if p.along_long_axis == aligned and p.tried_first == first]:
+                             if p.along_long_axis == aligned and p.turn == turn]:
                     if pose.finger_offset is not None:
                         grasp_pt = self.finger_point(obj, arm, pose, base)
                         if grasp_pt is None:
