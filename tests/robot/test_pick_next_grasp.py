@@ -1,7 +1,7 @@
 """Which failed grasps make the pick skill try its next grasp candidate: one whose arm hit something on the way, and
-(a finger hand) one that closed at the grasp point and took nothing. A palm-reach weld whose palm stayed short, and a
-pick with no candidate left, end the pick. Logic only: the grasp attempts are scripted (the real ones run on MuJoCo
-in tests/sim and in `memora sim-bench`)."""
+(a finger hand) one that closed at the grasp point and took nothing or let the object slip as it lifted. A palm-reach
+weld whose palm stayed short or whose object slipped, and a pick with no candidate left, end the pick. Logic only: the
+grasp attempts are scripted (the real ones run on MuJoCo in tests/sim and in `memora sim-bench`)."""
 from types import SimpleNamespace
 
 import pytest
@@ -10,7 +10,9 @@ from memora_core.robot.control.failures import FailureCause, FailureReason, Prim
 from memora_core.robot.control.skills.pick import PickSkill
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 
-PALM_SHORT = PrimitiveFailure(FailureReason.UNREACHABLE, "palm stayed 10.0 cm from spoon", cause=FailureCause.PALM_SHORT)
+PALM_SHORT = PrimitiveFailure(FailureReason.UNREACHABLE, "palm stayed 10.0 cm from spoon",
+                              cause=FailureCause.PALM_SHORT)
+SLIPPED = PrimitiveFailure(FailureReason.SLIPPED, "spoon drifted away from the hand", cause=FailureCause.SLIPPED)
 HIT = PrimitiveFailure(FailureReason.COLLISION, "arm hit cup", cause=FailureCause.ARM_HIT)
 NONE_LEFT = PrimitiveFailure(FailureReason.COLLISION, "no arm/hand pose can grasp spoon", cause=FailureCause.NO_GRASP)
 
@@ -40,17 +42,19 @@ def skill(failures: list[PrimitiveFailure], mode: str) -> tuple[PickSkill, list[
 CALL = PrimitiveCall(primitive=Primitive.PICK, object="spoon")
 
 
-def test_a_finger_close_that_took_nothing_tries_the_next_grasp():
-    s, did = skill([PALM_SHORT], "fingers")
+@pytest.mark.parametrize("failure", [PALM_SHORT, SLIPPED], ids=["took nothing", "slipped"])
+def test_a_finger_grasp_that_took_nothing_or_let_it_slip_tries_the_next_grasp(failure):
+    s, did = skill([failure], "fingers")
     s.pick(CALL)
     assert did == ["grasp", "back off", "look", "grasp"]
 
 
-def test_control_a_weld_palm_that_stayed_short_ends_the_pick():
-    s, did = skill([PALM_SHORT], "palm")
+@pytest.mark.parametrize("failure", [PALM_SHORT, SLIPPED], ids=["palm short", "slipped"])
+def test_control_a_weld_ends_the_pick(failure):
+    s, did = skill([failure], "palm")
     with pytest.raises(PrimitiveFailure) as f:
         s.pick(CALL)
-    assert f.value.cause is FailureCause.PALM_SHORT and did == ["grasp"]
+    assert f.value.cause is failure.cause and did == ["grasp"]
 
 
 def test_a_hit_tries_the_next_grasp_and_none_left_ends_it():

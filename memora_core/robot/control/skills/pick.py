@@ -17,6 +17,10 @@ from memora_core.robot.robot import SceneObject
 
 log = logging.getLogger(__name__)
 
+# Failed finger grasps that another grasp candidate may mend: the close took nothing, or the object slipped out as
+# the hand lifted it (it is let go where it stands, and the next hand pose tried).
+FINGER_RETRY = frozenset({FailureCause.PALM_SHORT, FailureCause.SLIPPED})
+
 
 class PickSkill:
     def __init__(self, c: ControlContext) -> None:
@@ -69,12 +73,12 @@ class PickSkill:
 
     def next_grasp_may_do(self, f: PrimitiveFailure) -> bool:
         """Whether another grasp candidate may succeed where the chosen one failed once the arm moved: it hit
-        something on the way, or (a finger hand) it closed at the grasp point and took nothing. Not when no
-        candidate was left (NO_GRASP), nor for a palm-reach weld whose palm stayed short (the hand could not get
-        there: the next candidate goes the same way)."""
+        something on the way, or (a finger hand) it closed at the grasp point and took nothing, or what it took
+        slipped from the fingers as it came up. Not when no candidate was left (NO_GRASP), nor for a palm-reach
+        weld whose palm stayed short (the hand could not get there: the next candidate goes the same way)."""
         if f.cause is FailureCause.NO_GRASP:
             return False
-        return f.reason is FailureReason.COLLISION or (self.c.grasps.fingers and f.cause is FailureCause.PALM_SHORT)
+        return f.reason is FailureReason.COLLISION or (self.c.grasps.fingers and f.cause in FINGER_RETRY)
 
     def find(self, query: str | None) -> SceneObject:
         """The object `query` names, from a fresh look at the table (a perceiving robot); where it is not seen and
