@@ -19,6 +19,7 @@ import numpy as np
 from memora_core.perception.scene import SceneModeller
 from memora_core.perception.scene.objects import entities
 from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
+from memora_core.robot.hand_zones import hand_zones
 from memora_core.robot.robot import MotionReport, RobotConfig, SceneObject
 from sim.head_camera import HeadCameraSpec, HeadRGBD
 from sim.robot_backend import SimRobot
@@ -45,7 +46,7 @@ class PerceivedSimRobot(SimRobot):
         self.tracker: ObjectTracker | None = None  # none yet while SimRobot sets itself up
         super().__init__(config, seed, objects, layout)
         self.catalogue = scene_catalogue(self.scene)  # every known object, identity and size only
-        self.tracker = ObjectTracker(self.catalogue)
+        self.tracker = ObjectTracker(self.catalogue, hands=lambda: hand_zones(self))
         self._modeller = SceneModeller(entities(self.catalogue))
         self._camera = HeadRGBD(self.model, camera or HeadCameraSpec(width=320, height=240), seed=seed)
         self._held_seen: tuple[SceneObject, np.ndarray, np.ndarray] | None = None  # object, offset, rotation (palm frame)

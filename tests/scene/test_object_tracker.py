@@ -121,3 +121,29 @@ def test_a_look_alike_named_as_a_hidden_object_does_not_move_it_onto_the_look_al
     t.forget("tea tin")
     t.update(_seen(("tea tin", (0.31, -0.24, 0.83)), stamp=6.0))            # set down in the mug (hidden now)
     assert _where(t)["tea tin"] == (0.31, -0.24, 0.83)
+
+
+def test_a_sighting_that_moves_an_object_into_the_hand_is_left_out():
+    """The hand lifting one object is named as another one (its look-alike by colour): that object does not jump
+    into the hand. Seen at its own place beside the hand it is still taken; once the hand has left, so is a move."""
+    zones: list = [((0.44, 0.06), 0.10)]                                       # the palm over the tin it lifts
+    t = ObjectTracker([MUG, TIN], hands=lambda: zones)
+    t.update(_seen(("green mug", (0.47, 0.26, 0.79)), ("tea tin", (0.45, 0.08, 0.81)), stamp=1.0))
+    assert _where(t)["tea tin"] == (0.45, 0.08, 0.81)                         # first sightings: taken anywhere
+    t.forget("tea tin")                                                        # in the hand now
+    t.update(_seen(("green mug", (0.44, 0.056, 0.77)), stamp=2.0))            # the hand and tin, named the mug
+    assert _where(t) == {"green mug": (0.47, 0.26, 0.79)}
+    zones[:] = [((0.45, 0.22), 0.10)]                                          # the hand beside the mug
+    t.update(_seen(("green mug", (0.472, 0.257, 0.79)), stamp=3.0))           # at its own place: taken
+    assert _where(t)["green mug"] == (0.472, 0.257, 0.79)
+    zones[:] = []                                                              # the hand gone
+    t.update(_seen(("green mug", (0.30, 0.10, 0.79)), stamp=4.0))
+    assert _where(t)["green mug"] == (0.30, 0.10, 0.79)
+
+
+def test_control_without_the_hand_the_same_sighting_moves_the_object():
+    t = ObjectTracker([MUG, TIN])
+    t.update(_seen(("green mug", (0.47, 0.26, 0.79)), ("tea tin", (0.45, 0.08, 0.81)), stamp=1.0))
+    t.forget("tea tin")
+    t.update(_seen(("green mug", (0.44, 0.056, 0.77)), stamp=2.0))
+    assert _where(t) == {"green mug": (0.44, 0.056, 0.77)}

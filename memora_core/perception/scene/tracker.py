@@ -9,12 +9,18 @@ A sighting that would move a known object onto the place kept for another known 
 see anywhere, is left out: two objects do not stand in one place, so the frame has named one look-alike as the
 other (the G1 demo took one tea box for the other while the first was hidden, and set a bowl down on the hidden
 one). The move is taken once the other is seen elsewhere, or the object is seen at a free place.
+A sighting that would move a known object into the robot's hand (`hands`: the palm and what it holds, as discs on
+the table) is left out too: the hand and the object in it stand in the view there and are easily named as a look-alike
+(a grey hand lifting a tea box was taken for the grey bowl 20 cm away, and the box was set down "in" it where it
+stood: dev sim-bench 96028 with the fingers). An object seen at its own place beside the hand is still taken, and one
+the hand really pushed is taken once the hand has left it.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
 `max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
 than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,10 +47,16 @@ class Sighting:
         return float(np.linalg.norm(np.subtract(obj.position[:2], self.object.position[:2]))) <= reach
 
 
+# Where the robot's hand is in the view: (x/y, radius) discs on the table, m.
+HandZones = Sequence[tuple[np.ndarray, float]]
+
+
 class ObjectTracker:
-    def __init__(self, catalogue: list[SceneObject], max_age_s: float | None = None) -> None:
+    def __init__(self, catalogue: list[SceneObject], max_age_s: float | None = None,
+                 hands: Callable[[], HandZones] | None = None) -> None:
         self.catalogue = list(catalogue)
         self.max_age_s = max_age_s
+        self.hands = hands  # the robot's hand zones now (None: the tracker knows no hand)
         self._lock = threading.Lock()
         self._seen: dict[str, Sighting] = {}
         self._forgotten: dict[str, float] = {}  # name: the newest frame time taken in when it was forgotten
@@ -56,6 +68,7 @@ class ObjectTracker:
         A frame older than the sighting it would replace is ignored for that object (out-of-order messages)."""
         stamp_s = scene.stamp_s if stamp_s is None else stamp_s
         seen = perceived_sightings(scene, self.catalogue)
+        hands = list(self.hands()) if self.hands is not None else []
         named = {o.name for o, _ in seen}
         with self._lock:
             self._newest_s = max(self._newest_s, stamp_s)
@@ -67,6 +80,8 @@ class ObjectTracker:
                     continue  # taken before it was forgotten: where it was then, not where it is
                 if old is not None and not old.covers(obj) and self._kept_for_unseen(obj, named):
                     continue  # onto another object's place while that one is not seen: a look-alike misnamed
+                if old is not None and not old.covers(obj) and in_hand_zone(obj, hands):
+                    continue  # into the hand: the hand or what it holds, misnamed
                 if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:
@@ -101,6 +116,12 @@ class ObjectTracker:
     def __call__(self) -> list[SceneObject]:
         """The tracker as an object source (UnitreeG1Robot's `objects`)."""
         return self.objects()
+
+
+def in_hand_zone(obj: SceneObject, hands: HandZones) -> bool:
+    """Whether `obj`'s position lies within one of the hand's discs."""
+    return obj.position is not None and any(
+        float(np.linalg.norm(np.subtract(obj.position[:2], np.asarray(xy, float)[:2]))) <= r for xy, r in hands)
 
 
 def scene_catalogue(scene) -> list[SceneObject]:
