@@ -1,7 +1,8 @@
 """A spoon between two cups, picked by the Dex3 fingers in MuJoCo (sim_g1_dex3, no recoveries; the layout of dev
 sim-bench 77006). The rolled sweep pinch square to the spoon or 20 deg off puts the wrist into a cup (1-3 cm) with
 either arm; turned 40 deg off square ("flat pinch skew") the wrist passes between the cups, and the thumb and a
-finger close on the spoon and lift it. Control: without the skewed poses the same pick is refused as no_grasp."""
+finger close on the spoon and lift it. Control: without the skewed poses the same pick is refused as no_grasp (the
+pinches pitched 15 deg left out too: tried last, their raised wrist passes over the cups instead)."""
 import pytest
 
 from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
@@ -18,7 +19,7 @@ LAYOUT = {"coca-cola bottle": (0.407, -0.302, -2.339), "fanta can": (0.511, 0.30
 
 
 def _pick(skew: bool):
-    cfg = "sim_g1_dex3" if skew else without_poses("sim_g1_dex3", lambda p: "skew" in p.name)
+    cfg = "sim_g1_dex3" if skew else without_poses("sim_g1_dex3", lambda p: "skew" in p.name or "pitched" in p.name)
     return finger_pick(cfg, LAYOUT, SPOON)
 
 
