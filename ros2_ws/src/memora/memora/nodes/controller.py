@@ -131,10 +131,6 @@ class ControllerNode(Node):
         if not self.p.scene_model_topic or not isinstance(tracker, ObjectTracker):
             return
         from memora.rgbd import msg_to_scene
-        from memora_core.robot.hand_zones import hand_zones
-
-        robot = self.robot
-        tracker.hands = lambda: hand_zones(robot)  # a sighting moving an object into the hand is the hand, misnamed
         from memora_interfaces.msg import SceneModel
 
         self.create_subscription(SceneModel, self.p.scene_model_topic, lambda msg: tracker.update(msg_to_scene(msg)),
