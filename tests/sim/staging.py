@@ -2,6 +2,8 @@
 leaves it), and a Dex3 finger pick on a fixed layout with the checks that it really took the object."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from memora_core.robot import load_robot_config, make_robot
@@ -42,6 +44,16 @@ def finger_pick(cfg, layout: dict, name: str):
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions, recoveries=[])
     before = robot.object_pose(name)[0]
     return robot, ctl, ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=name)), before
+
+
+@contextmanager
+def finger_picked(cfg, layout: dict, name: str):
+    """`finger_pick` as a context: yields (robot, controller, result, position before) and closes the robot after."""
+    robot, ctl, result, before = finger_pick(cfg, layout, name)
+    try:
+        yield robot, ctl, result, before
+    finally:
+        robot.close()
 
 
 def assert_taken_by_fingers(robot, ctl, result, before, name: str, layout: dict, pose: str, lift: float,

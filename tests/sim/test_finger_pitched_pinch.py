@@ -6,7 +6,7 @@ without the pitched poses the same pick is refused as no_grasp, the spoon untouc
 still come first."""
 import pytest
 
-from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
+from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_picked, without_poses
 
 pytestmark = pytest.mark.sim
 
@@ -23,30 +23,21 @@ LONE = {**LAYOUT, SPOON: (0.41, -0.22, -0.05), "metal spoon": (0.536, 0.309, -0.
 
 def _pick(layout: dict, pitched: bool):
     cfg = "sim_g1_dex3" if pitched else without_poses("sim_g1_dex3", lambda p: "pitched" in p.name)
-    return finger_pick(cfg, layout, SPOON)
+    return finger_picked(cfg, layout, SPOON)
 
 
 def test_the_pitched_pinch_takes_a_spoon_beside_a_bowl():
-    robot, ctl, result, before = _pick(LAYOUT, pitched=True)
-    try:
+    with _pick(LAYOUT, pitched=True) as (robot, ctl, result, before):
         assert_taken_by_fingers(robot, ctl, result, before, SPOON, LAYOUT, "flat pinch pitched", lift=0.05,
                                 thumb_and_finger=False)
-    finally:
-        robot.close()
 
 
 def test_control_without_the_pitched_pinch_the_spoon_is_refused():
-    robot, _, result, before = _pick(LAYOUT, pitched=False)
-    try:
+    with _pick(LAYOUT, pitched=False) as (robot, _, result, before):
         assert_refused_untouched(robot, result, before, SPOON)
-    finally:
-        robot.close()
 
 
 def test_a_lone_spoon_is_still_taken_by_a_level_pinch():
-    robot, ctl, result, before = _pick(LONE, pitched=True)
-    try:
+    with _pick(LONE, pitched=True) as (_, ctl, result, _before):
         assert result.success, result.detail
         assert ctl.c.state.pose.name.startswith("flat pinch") and "pitched" not in ctl.c.state.pose.name
-    finally:
-        robot.close()

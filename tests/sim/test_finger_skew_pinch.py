@@ -5,7 +5,7 @@ finger close on the spoon and lift it. Control: without the skewed poses the sam
 pinches pitched 15 deg left out too: tried last, their raised wrist passes over the cups instead)."""
 import pytest
 
-from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
+from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_picked, without_poses
 
 pytestmark = pytest.mark.sim
 
@@ -20,21 +20,15 @@ LAYOUT = {"coca-cola bottle": (0.407, -0.302, -2.339), "fanta can": (0.511, 0.30
 
 def _pick(skew: bool):
     cfg = "sim_g1_dex3" if skew else without_poses("sim_g1_dex3", lambda p: "skew" in p.name or "pitched" in p.name)
-    return finger_pick(cfg, LAYOUT, SPOON)
+    return finger_picked(cfg, LAYOUT, SPOON)
 
 
 def test_the_skewed_pinch_takes_a_spoon_between_cups():
-    robot, ctl, result, before = _pick(skew=True)
-    try:
+    with _pick(skew=True) as (robot, ctl, result, before):
         assert_taken_by_fingers(robot, ctl, result, before, SPOON, LAYOUT, "flat pinch skew", lift=0.05,
                                 thumb_and_finger=False)
-    finally:
-        robot.close()
 
 
 def test_control_without_the_skewed_pinch_the_spoon_is_refused():
-    robot, _, result, before = _pick(skew=False)
-    try:
+    with _pick(skew=False) as (robot, _, result, before):
         assert_refused_untouched(robot, result, before, SPOON)
-    finally:
-        robot.close()
