@@ -9,11 +9,14 @@ moves with the hand), and the motion library's planner and reachability map on a
 objects (`scene_objects`, `object_pose`), what it holds (`_held`, `_held_object`) and its current `arm`."""
 from __future__ import annotations
 
+import threading
+
 import mujoco
 import numpy as np
 
 from memora_core.robot.backends.obstacles import ObstacleSlots, add_obstacle_slots, pose_in_body
 from memora_core.robot.body_tree import hangs_from
+from memora_core.robot.hand import FINGER_JOINTS, joint_name
 from memora_core.robot.robot import RobotConfig
 from sim.g1 import BODY_JOINTS_29, PALM_SITE
 from sim.ik import ArmIK
@@ -31,7 +34,7 @@ class G1Kinematics:
         spec = build_spec(load_scene_config(config.scene_path()), Layout(seed=0, poses={}), with_robot=True)
         add_obstacle_slots(spec, OBSTACLE_SLOTS)
         self.model = spec.compile()
-        self.data = mujoco.MjData(self.model)
+        self._per_thread = threading.local()  # each thread's own MjData (see `data`)
         pelvis = self.model.body("pelvis").id
         robot_bodies = {b for b in range(self.model.nbody) if hangs_from(self.model, b, pelvis)}
         self._slots = ObstacleSlots(self.model)
@@ -40,8 +43,31 @@ class G1Kinematics:
         self.iks = {side: ArmIK(self.model, side, config.ik, config.limits.position_margin + 0.005)
                     for side in config.arms}
         self._qadr = {n: int(self.model.joint(n).qposadr[0]) for n in BODY_JOINTS_29}
+        fingers = [joint_name(side, j) for side in config.arms for j in FINGER_JOINTS]
+        self._posture_adr = {**self._qadr, **{n: int(self.model.joint(n).qposadr[0]) for n in fingers}}
         self._dofadr = {n: int(self.model.joint(n).dofadr[0]) for n in BODY_JOINTS_29}
         self._reach = None  # the reachability map, loaded on first use
+
+    @property
+    def data(self) -> mujoco.MjData:
+        """This thread's MjData of the kinematic model. The controller's thread runs forward kinematics for its
+        checks while others ask where the hands are (the object tracker's hand zones, on the scene-model
+        subscription's thread): each gets its own, so neither sees the other's half-set posture."""
+        data = getattr(self._per_thread, "data", None)
+        if data is None:
+            data = self._per_thread.data = mujoco.MjData(self.model)
+        return data
+
+    def finger_positions(self) -> dict[str, float]:
+        """The Dex3 finger joints (model names) as the hands report them, else as last commanded; none without
+        hands. The kinematic checks put them in the posture: a pinch-shaped hand reaches less far down than an
+        open one."""
+        out: dict[str, float] = {}
+        for hand in getattr(self, "hands", {}).values():
+            q = hand.q() or hand.target
+            if q is not None:
+                out.update({joint_name(hand.side, j): float(v) for j, v in zip(FINGER_JOINTS, q)})
+        return out
 
     def joint_ranges(self) -> dict[str, tuple[float, float]]:
         return {n: tuple(float(v) for v in self.model.jnt_range[self.model.joint(n).id]) for n in BODY_JOINTS_29}
@@ -96,10 +122,13 @@ class G1Kinematics:
         return self._reach
 
     def _fk(self, joints: dict[str, float] | None = None) -> None:
-        self.data.qpos[:] = self.model.qpos0  # the body joints at 0, the collision slots parked
-        for n, v in {**self.joint_positions(), **(joints or {})}.items():
-            self.data.qpos[self._qadr[n]] = v
-        mujoco.mj_kinematics(self.model, self.data)
+        """This thread's `data` at the measured body and finger joints, overridden by `joints`; the collision slots
+        parked."""
+        data = self.data
+        data.qpos[:] = self.model.qpos0
+        for n, v in {**self.finger_positions(), **self.joint_positions(), **(joints or {})}.items():
+            data.qpos[self._posture_adr[n]] = v
+        mujoco.mj_kinematics(self.model, data)
 
     def hand_position(self, arm: str | None = None) -> np.ndarray:
         self._fk()

@@ -2,10 +2,11 @@
 
 `sim.planning_world` builds its planning copy (OMPL validity from MuJoCo collision, mink IK goals, the held
 object attached) from a robot's kinematic model and state. On the G1 over DDS that state is: the body joints as
-last commanded (where the servos are going; measured where nothing was commanded), the objects where the object
-source reports them, each in a collision slot shaped to it (a box turned as it was seen, else a cylinder of its
-footprint and height: backends/obstacles.py), and the held object in its slot at its pose in the hand. `PlanningView` is that snapshot, taken per planned move, with
-the few members of a simulated robot the planning world reads; nothing in it is simulated."""
+last commanded (where the servos are going; measured where nothing was commanded), the Dex3 fingers as the hands
+report them, the objects where the object source reports them, each in a collision slot shaped to it (a box turned
+as it was seen, else a cylinder of its footprint and height: backends/obstacles.py), and the held object in its slot
+at its pose in the hand. `PlanningView` is that snapshot, taken per planned move, with the few members of a
+simulated robot the planning world reads; nothing in it is simulated."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ class PlanningView:
         self.data = mujoco.MjData(m)
         joints = robot.joint_positions()
         qpos = m.qpos0.copy()
-        for name, value in joints.items():
+        for name, value in {**robot.finger_positions(), **joints}.items():  # the Dex3 fingers as they are shaped
             qpos[m.joint(name).qposadr[0]] = value
         held = robot.held_object()
         pose = robot.object_pose(held) if held is not None else None

@@ -75,6 +75,8 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         self._held_offset = np.zeros(3)  # the held object's centre in the palm's frame at the grasp
         self._held_rotation = np.eye(3)  # ... and its orientation there (it was standing when grasped)
         self._let_go: dict[str, SceneObject] = {}
+        # scene_objects() is also asked from the object tracker's thread (its hand zones): `_let_go` changes under it
+        self._let_go_lock = threading.Lock()
         self.hands: dict[str, object] = {}
         self._open_channels()
         self.wait_for_state(state_timeout_s)
@@ -203,9 +205,10 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         """The object source's objects; the held one where the hand has it (its offset from the palm at the
         grasp), one let go where it was let go until the source sees it again."""
         seen = {o.name: o for o in (self._objects() if self._objects else [])}
-        for name in [n for n in self._let_go if n in seen]:
-            del self._let_go[name]  # seen again: the sighting is newer than where it was let go
-        out = {**seen, **self._let_go}
+        with self._let_go_lock:
+            for name in [n for n in self._let_go if n in seen]:
+                del self._let_go[name]  # seen again: the sighting is newer than where it was let go
+            out = {**seen, **self._let_go}
         if self._held is not None and self._held_object is not None:
             out[self._held] = self._held_object.model_copy(
                 update={"position": tuple(float(v) for v in self._in_hand(self._held_offset))})
@@ -315,7 +318,9 @@ class UnitreeG1Robot(G1Kinematics, Robot):
     def release(self) -> str | None:
         if self._held is not None and self._held_object is not None:
             at = self._in_hand(self._held_offset)
-            self._let_go[self._held] = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
+            with self._let_go_lock:
+                self._let_go[self._held] = self._held_object.model_copy(
+                    update={"position": tuple(float(v) for v in at)})
         name, self._held, self._held_object = self._held, None, None
         if name is not None:
             # What the source saw of it until now (in the hand on the way, or a frame from before the grasp that
