@@ -131,8 +131,13 @@ class ControllerNode(Node):
         if not self.p.scene_model_topic or not isinstance(tracker, ObjectTracker):
             return
         from memora.rgbd import msg_to_scene
+        from memora_core.robot.hand_zones import hand_zones
         from memora_interfaces.msg import SceneModel
 
+        robot = self.robot
+        # A sighting moving an object into the hand is the hand, misnamed. The zones come from the backend's forward
+        # kinematics on this subscription's thread, on its own MjData (G1Kinematics.data is per thread).
+        tracker.hands = lambda: hand_zones(robot)
         self.create_subscription(SceneModel, self.p.scene_model_topic, lambda msg: tracker.update(msg_to_scene(msg)),
                                  QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE))
 
