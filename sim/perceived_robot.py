@@ -123,6 +123,9 @@ class PerceivedSimRobot(SimRobot):
         return self.hand_rotation(self._held_arm or self.arm) @ rot_in_palm
 
     # --- the controller's objects ----------------------------------------------------------------------
+    def known_objects(self) -> list[SceneObject]:
+        return list(self.catalogue)
+
     def scene_objects(self) -> list[SceneObject]:
         if self.tracker is None:
             return []

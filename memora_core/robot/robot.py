@@ -116,6 +116,12 @@ class Robot(ABC):
     @abstractmethod
     def scene_objects(self) -> list[SceneObject]: ...
 
+    def known_objects(self) -> list[SceneObject]:
+        """Every object the robot knows to exist, seen now or not (identity and size; positions where known). A
+        robot that sees its table (a perceived scene) knows its catalogue; one that is told the scene knows what it
+        is told. A plan's words that fit an unseen known object best mean that object, not a look-alike in view."""
+        return self.scene_objects()
+
     @property
     def perceived_scene(self) -> bool:
         """True when `scene_objects()` come from perception that fills in frame by frame (a step then waits up

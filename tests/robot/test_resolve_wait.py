@@ -33,6 +33,9 @@ class FillingScene:
     def scene_objects(self) -> list[SceneObject]:
         return list(self.objects)
 
+    def known_objects(self) -> list[SceneObject]:
+        return [BOTTLE]
+
     def object_pose(self, name: str):  # noqa: ANN201 - (position, rotation) or None
         o = next((o for o in self.objects if o.name == name), None)
         return None if o is None else (np.array(o.position), np.eye(3))

@@ -201,6 +201,12 @@ class UnitreeG1Robot(G1Kinematics, Robot):
     def perceived_scene(self) -> bool:
         return self._objects is not None
 
+    def known_objects(self) -> list[SceneObject]:
+        """The object source's catalogue where it keeps one (the tracker does: the kitchen's objects), else what it
+        reports now."""
+        catalogue = getattr(self._objects, "catalogue", None)
+        return list(catalogue) if catalogue is not None else self.scene_objects()
+
     def scene_objects(self) -> list[SceneObject]:
         """The object source's objects; the held one where the hand has it (its offset from the palm at the
         grasp), one let go where it was let go until the source sees it again."""

@@ -52,11 +52,19 @@ class Resolver:
 
     def resolve(self, query: str) -> SceneObject | None:
         """The scene object a plan string means, or None when nothing matches well enough."""
-        scored = sorted(((match_score(query, o), o) for o in self.objects()), key=lambda p: -p[0])
+        objects = self.objects()
+        scored = sorted(((match_score(query, o), o) for o in objects), key=lambda p: -p[0])
         if not scored or scored[0][0] < 3.5:
             return None
-        if len(scored) > 1 and scored[1][0] == scored[0][0] and scored[0][0] < 9.0:
+        best = scored[0][0]
+        if len(scored) > 1 and scored[1][0] == best and best < 9.0:
             return None  # ambiguous: two objects fit equally; refuse rather than guess
+        # An object the robot knows but does not see now may fit the words better ('the metal spoon' while only the
+        # yellow one is in view): that one is meant and is missing; the look-alike in view is not it.
+        in_view = {o.name for o in objects}
+        unseen = max((match_score(query, o) for o in self.robot.known_objects() if o.name not in in_view), default=0.0)
+        if unseen > best or (unseen == best and best < 9.0):
+            return None
         return scored[0][1]
 
     def require(self, name: str) -> SceneObject:
