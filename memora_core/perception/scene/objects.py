@@ -17,16 +17,18 @@ def entities(catalogue: list[SceneObject]) -> list[EntityDescription]:
 def perceived_objects(scene: SceneModel, catalogue: list[SceneObject]) -> list[SceneObject]:
     """Catalogue objects the camera sees, at the perceived position; objects not seen are left out, and
     perceived objects that matched nothing known are not the controller's to handle."""
-    return [o for o, _ in perceived_sightings(scene, catalogue)]
+    return [o for o, _, _ in perceived_sightings(scene, catalogue)]
 
 
-def perceived_sightings(scene: SceneModel, catalogue: list[SceneObject]) -> list[tuple[SceneObject, float]]:
+def perceived_sightings(scene: SceneModel, catalogue: list[SceneObject]) -> list[tuple[SceneObject, float, bool]]:
     """`perceived_objects` with how much of each the view explains (0..1, the matched blob's `explained`; a
-    part seen gives the part's position)."""
+    part seen gives the part's position) and whether only part of the blob was in view (cut by the image border or
+    hidden behind something nearer)."""
     known = {o.name: o for o in catalogue}
     return [(known[p.name].model_copy(update={"position": tuple(float(v) for v in p.position),
                                                "yaw": _box_yaw(known[p.name], p.yaw)}),
-             1.0 if p.explained is None else float(p.explained)) for p in scene.objects if p.name in known]
+             1.0 if p.explained is None else float(p.explained), p.partial)
+            for p in scene.objects if p.name in known]
 
 
 def _box_yaw(known: SceneObject, yaw: float | None) -> float | None:

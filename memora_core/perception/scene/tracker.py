@@ -14,6 +14,11 @@ the table) is left out too: the hand and the object in it stand in the view ther
 (a grey hand lifting a tea box was taken for the grey bowl 20 cm away, and the box was set down "in" it where it
 stood: dev sim-bench 96028 with the fingers). An object seen at its own place beside the hand is still taken, and one
 the hand really pushed is taken once the hand has left it.
+A sighting of which only a part is in view (cut by the image border, or behind something nearer) does not move a
+known object off its kept place either: a part of one object shaped and coloured like another is named as that
+other (with the real bowl hidden under the arm, a corner of the yellow tea box 24 cm away was taken for the yellow
+bowl and the held box was carried to it: dev sim-bench 100003). It still confirms an object where it is kept, and an
+object is moved once it is seen whole at its new place.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
 `max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
 than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
@@ -69,10 +74,10 @@ class ObjectTracker:
         stamp_s = scene.stamp_s if stamp_s is None else stamp_s
         seen = perceived_sightings(scene, self.catalogue)
         hands = list(self.hands()) if self.hands is not None else []
-        named = {o.name for o, _ in seen}
+        named = {o.name for o, _, _ in seen}
         with self._lock:
             self._newest_s = max(self._newest_s, stamp_s)
-            for obj, explained in seen:
+            for obj, explained, partial in seen:
                 old = self._seen.get(obj.name)
                 if old is not None and old.stamp_s > stamp_s:
                     continue
@@ -82,12 +87,14 @@ class ObjectTracker:
                     continue  # onto another object's place while that one is not seen: a look-alike misnamed
                 if old is not None and not old.covers(obj) and in_hand_zone(obj, hands):
                     continue  # into the hand: the hand or what it holds, misnamed
+                if old is not None and not old.covers(obj) and partial:
+                    continue  # a part of something seen elsewhere: too little to move a known object on
                 if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:
                     self._seen[obj.name] = Sighting(obj, stamp_s, explained)
             self.updates += 1
-        return [o.name for o, _ in seen]
+        return [o.name for o, _, _ in seen]
 
     def _kept_for_unseen(self, obj: SceneObject, named: set[str]) -> bool:
         """Whether `obj`'s position lies on the place kept for another object that the frame (`named`) did not see."""
