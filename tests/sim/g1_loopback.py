@@ -55,3 +55,19 @@ def loopback_g1(cfg, **kwargs):
             self._pub.velocities.clear()
 
     return LoopbackG1(cfg, **kwargs)
+
+
+def seeing_g1():
+    """(robot, seen): a loopback G1 without hands whose object source reports the list `seen` (fill it in a test)."""
+    from memora_core.robot import load_robot_config
+
+    seen: list = []
+    robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=lambda: list(seen))
+    return robot, seen
+
+
+def posture(robot, palm, residual_m: float = 0.01) -> dict[str, float]:
+    """The robot's IK posture putting the current arm's palm at `palm` (asserted to solve within `residual_m`)."""
+    joints, residual = robot.solve_ik(np.array(palm, float))
+    assert residual < residual_m
+    return joints

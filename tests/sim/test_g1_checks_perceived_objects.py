@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memora_core.robot import load_robot_config
 from memora_core.robot.robot import SceneObject
+from tests.sim.g1_loopback import posture as _posture
+from tests.sim.g1_loopback import seeing_g1
 
 pytestmark = pytest.mark.sim
 
@@ -26,18 +27,9 @@ def _box(name: str, xy, half_height: float = 0.05, radius: float = 0.05) -> Scen
 @pytest.fixture(scope="module")
 def g1():
     pytest.importorskip("unitree_sdk2py")
-    from tests.sim.g1_loopback import loopback_g1
-
-    seen: list[SceneObject] = []
-    robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=lambda: list(seen))
+    robot, seen = seeing_g1()
     yield robot, seen
     robot.close()
-
-
-def _posture(robot, palm) -> dict[str, float]:
-    joints, residual = robot.solve_ik(np.array(palm, float))
-    assert residual < 0.01
-    return joints
 
 
 def test_a_reported_object_in_the_hand_s_way_is_named(g1):

@@ -13,9 +13,10 @@ import threading
 import numpy as np
 import pytest
 
-from memora_core.robot import load_robot_config
 from memora_core.robot.hand import FINGER_JOINTS, HandPostures, Side, joint_name
 from memora_core.robot.robot import SceneObject
+from tests.sim.g1_loopback import posture as _posture
+from tests.sim.g1_loopback import seeing_g1
 
 pytestmark = pytest.mark.sim
 
@@ -35,18 +36,9 @@ class ReportingHand:
 @pytest.fixture(scope="module")
 def g1():
     pytest.importorskip("unitree_sdk2py")
-    from tests.sim.g1_loopback import loopback_g1
-
-    seen: list[SceneObject] = []
-    robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=lambda: list(seen))
+    robot, seen = seeing_g1()
     yield robot, seen
     robot.close()
-
-
-def _posture(robot, palm) -> dict[str, float]:
-    joints, residual = robot.solve_ik(np.array(palm, float))
-    assert residual < 0.01
-    return joints
 
 
 def _pebble(xyz) -> SceneObject:
