@@ -83,12 +83,12 @@ class ObjectTracker:
                     continue
                 if stamp_s < self._forgotten.get(obj.name, float("-inf")):
                     continue  # taken before it was forgotten: where it was then, not where it is
-                if old is not None and not old.covers(obj) and self._kept_for_unseen(obj, named):
-                    continue  # onto another object's place while that one is not seen: a look-alike misnamed
-                if old is not None and not old.covers(obj) and in_hand_zone(obj, hands):
-                    continue  # into the hand: the hand or what it holds, misnamed
-                if old is not None and not old.covers(obj) and partial:
-                    continue  # a part of something seen elsewhere: too little to move a known object on
+                # A move off its kept place is left out when it goes onto another object's place while that one is
+                # not seen (a look-alike misnamed), into the hand (the hand or what it holds, misnamed), or rests on
+                # a part seen elsewhere (too little to move a known object on).
+                if (old is not None and not old.covers(obj)
+                        and (partial or self._kept_for_unseen(obj, named) or in_hand_zone(obj, hands))):
+                    continue
                 if old is not None and explained < old.explained - Sighting.WORSE_BY and old.covers(obj):
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:

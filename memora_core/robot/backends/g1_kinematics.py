@@ -6,7 +6,8 @@ moves with the hand), and the motion library's planner and reachability map on a
 (backends/planning_view.py).
 
 `G1Kinematics` is a mixin of `UnitreeG1Robot`: it reads the robot's measured joints (`joint_positions`), its
-objects (`scene_objects`, `object_pose`), what it holds (`_held`, `_held_object`) and its current `arm`."""
+objects (`scene_objects`, `object_pose`), what it holds (`_held`, `_held_object`), its current `arm` and its Dex3
+`hands`."""
 from __future__ import annotations
 
 import threading
@@ -63,7 +64,7 @@ class G1Kinematics:
         hands. The kinematic checks put them in the posture: a pinch-shaped hand reaches less far down than an
         open one."""
         out: dict[str, float] = {}
-        for hand in getattr(self, "hands", {}).values():
+        for hand in self.hands.values():
             q = hand.q() or hand.target
             if q is not None:
                 out.update({joint_name(hand.side, j): float(v) for j, v in zip(FINGER_JOINTS, q)})
