@@ -67,3 +67,11 @@ def test_by_body_and_self_only():
     assert not neighbour.by_body and not neighbour.self_only
     nothing = PrimitiveFailure.blocked("lower", p, [], [])  # no posture found: nothing named
     assert not nothing.by_body and not nothing.self_only
+
+
+def test_the_candidate_freed_by_the_fewest_moves_names_its_neighbours_first():
+    # The bowl blocks most candidates, but always with another neighbour; the jug alone keeps one candidate from
+    # clearing: setting the jug aside frees a grasp in one move, so it comes first.
+    assert names([["bowl", "cup"], ["bowl", "can"], ["jug"], ["bowl", "cup"]]) == ("jug", "bowl", "cup", "can")
+    # Between candidates blocked by as many, the one whose neighbour blocks more candidates first.
+    assert names([["cup"], ["bowl"], ["bowl", "can"]]) == ("bowl", "cup", "can")

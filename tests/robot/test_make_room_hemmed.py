@@ -71,3 +71,13 @@ def test_when_nothing_frees_it_the_recovery_fails_and_counts_what_it_moved():
     # The cup went aside but the bowl stayed hemmed in by the jug: the move is spent, the step fails as it was.
     assert attempt.moved == ["cup"] and room.aside == ["cup"]
     assert not ScriptedRoom(3, {}, stuck={"bowl"}).recover(blocked("bowl"), PICK, StepAttempt())
+
+
+def test_a_neighbour_set_aside_to_free_another_is_not_moved_again():
+    # The cup hems in the bowl with the jug (never movable): the cup goes aside, the bowl stays; the cup, named in
+    # the failure too, is not picked up again from where it was set aside; the can is moved instead.
+    room = ScriptedRoom(3, {"bowl": ["cup", "jug"]}, stuck={"jug"})
+    attempt = StepAttempt()
+    assert room.recover(blocked("bowl", "cup", "can"), PICK, attempt)
+    assert [b for b, _ in room.calls] == ["bowl", "cup", "bowl", "can"]
+    assert attempt.moved == ["cup", "can"]

@@ -31,6 +31,20 @@ PRESHAPE_MARGIN = 0.006
 SAME_GRASP_M = 0.01
 
 
+def fewest_moves_first(failures: list[PrimitiveFailure]) -> list[str]:
+    """The neighbours that blocked candidate grasps, in the order making room should move them: those of the
+    candidate blocked by the fewest first (moving them frees that grasp in the fewest moves; between candidates
+    blocked by as many, the one whose neighbours block the most candidates), then those of the next candidate,
+    and so on; within a candidate, the neighbour blocking the most candidates first. A candidate the robot's own
+    body is in the way of too is not freed by moving its neighbours: it does not count."""
+    sets = [f.blockers for f in failures if f.blockers and not f.by_body]
+    counts = Counter(b for s in sets for b in s)
+    order: dict[str, None] = {}
+    for s in sorted(sets, key=lambda s: (len(s), -sum(counts[b] for b in s))):
+        order.update((b, None) for b in sorted(s, key=lambda b: -counts[b]))
+    return list(order)
+
+
 def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
     return (arm, round(pose.yaw_deg, 1), round(pose.pitch_deg, 1), round(pose.roll_deg, 1),
             tuple(np.round(grasp_pt, 3).tolist()))
@@ -205,9 +219,7 @@ class GraspChooser:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no hand pose fits {obj.name}",
                                    cause=FailureCause.NO_GRASP)
         worst = next((f for f in failures if f.reason is FailureReason.COLLISION), failures[-1])
-        # The neighbours that block the most candidate grasps first: moving those frees the most of them. A
-        # candidate the robot's own body is in the way of too is not freed by moving them: its neighbours do not count.
-        blockers = [n for n, _ in Counter(b for f in failures if not f.by_body for b in f.blockers).most_common()]
+        blockers = fewest_moves_first(failures)
         raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}", blockers,
                                cause=FailureCause.NO_GRASP, what=worst.what, point=worst.point,
                                residual=worst.residual)

@@ -87,6 +87,8 @@ class MakeRoom:
         for blocker in self._candidates(f, call, attempt):
             if len(attempt.moved) >= budget:
                 break
+            if blocker in attempt.moved:
+                continue  # set aside already, as a neighbour hemming in an earlier one
             hemmed = self.clear_away(blocker, call)
             if hemmed and len(attempt.moved) + 2 <= budget:
                 hemmed = self.clear_hemmed(blocker, hemmed, call, attempt)
