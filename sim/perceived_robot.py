@@ -174,6 +174,8 @@ class PerceivedSimRobot(SimRobot):
         if name is not None and self._held_seen is not None:
             _, offset, rot = self._held_seen
             self._let_go[name] = (self._in_hand(offset), self._turned_with_hand(rot))
+            obj, _, _ = self._held_seen
+            self.tracker.put(obj.model_copy(update={"position": tuple(float(v) for v in self._let_go[name][0])}))
         out = super().release()
         self._held_seen = None
         self.refresh()

@@ -322,16 +322,22 @@ class UnitreeG1Robot(G1Kinematics, Robot):
             forget(name)
 
     def release(self) -> str | None:
+        let_go = None
         if self._held is not None and self._held_object is not None:
             at = self._in_hand(self._held_offset)
+            let_go = self._held_object.model_copy(update={"position": tuple(float(v) for v in at)})
             with self._let_go_lock:
-                self._let_go[self._held] = self._held_object.model_copy(
-                    update={"position": tuple(float(v) for v in at)})
+                self._let_go[self._held] = let_go
         name, self._held, self._held_object = self._held, None, None
         if name is not None:
             # What the source saw of it until now (in the hand on the way, or a frame from before the grasp that
-            # came in late) is stale: it is where it was let go until a newer frame sees it.
-            self._forget_sightings(name)
+            # came in late) is stale: it is where it was let go until a newer frame sees it (a source that keeps
+            # sightings keeps it there, so that a part of a look-alike elsewhere does not move it).
+            put = getattr(self._objects, "put", None)
+            if let_go is not None and callable(put):
+                put(let_go)
+            else:
+                self._forget_sightings(name)
         hand = self.hands.get(self.arm)
         if hand is not None and self.config.dex3 is not None:
             # The digits stop pressing where they are, then open in turn (hand.letting_go_path): the index and
