@@ -273,6 +273,10 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         hand = self.hands.get(self.arm)
         if hand is None or self._held is not None or self.config.dex3 is None:
             return False
+        # Where the object was seen before the fingers close on it (as the in-process perceiving robot takes it):
+        # while they close, the hand hides it and may nudge it off the place kept for it, and a frame that shows
+        # that place bare drops it from the object source.
+        known = next((o for o in self.scene_objects() if o.name == name and o.position is not None), None)
         if closes_by_sweep(hand.side, self._palm_rotation(self.arm)) and hand.target is not None:
             # The rolled hand (palm toward the table, a flat or low object's pinch): the thumb stays a wall behind
             # the object while the index and middle sweep it against the thumb over SWEEP_S (hand.sweep_path, as
@@ -292,7 +296,6 @@ class UnitreeG1Robot(G1Kinematics, Robot):
                 self.settle(self.config.dex3.open_s)
             return False
         self._held = name
-        known = next((o for o in self.scene_objects() if o.name == name and o.position is not None), None)
         self._held_object = known
         palm = self._palm_rotation(self.arm)
         self._held_offset = palm.T @ (np.asarray(known.position) - self.hand_position()) if known else np.zeros(3)
