@@ -20,12 +20,12 @@ NONE_LEFT = PrimitiveFailure(FailureReason.COLLISION, "no arm/hand pose can gras
 def skill(failures: list[PrimitiveFailure], mode: str) -> tuple[PickSkill, list[str]]:
     """A pick skill whose grasp attempts fail with `failures` in turn, then succeed; and the log of what it did."""
     did: list[str] = []
-    robot = SimpleNamespace(held_object=lambda: None)
+    robot = SimpleNamespace(held_object=lambda: None, look=lambda: did.append("look"))
     cfg = SimpleNamespace(motion=SimpleNamespace(pick_attempts=3), grasp=SimpleNamespace(mode=mode))
     s = PickSkill.__new__(PickSkill)
     s.robot, s.cfg = robot, cfg
     s.c = SimpleNamespace(grasps=SimpleNamespace(fingers=mode == "fingers"))
-    s.find = lambda query: did.append("find") or SimpleNamespace(name=query)  # a fresh look, found again
+    s.find = lambda query: SimpleNamespace(name=query)
     s.twisted_out_of_reach = lambda f: False
     s.back_off = lambda obj: did.append("back off") or True
     script = list(failures)
@@ -46,7 +46,7 @@ CALL = PrimitiveCall(primitive=Primitive.PICK, object="spoon")
 def test_a_finger_grasp_that_took_nothing_or_let_it_slip_tries_the_next_grasp(failure):
     s, did = skill([failure], "fingers")
     s.pick(CALL)
-    assert did == ["find", "grasp", "back off", "find", "grasp"]
+    assert did == ["grasp", "back off", "look", "grasp"]
 
 
 @pytest.mark.parametrize("failure", [PALM_SHORT, SLIPPED], ids=["palm short", "slipped"])
@@ -54,18 +54,18 @@ def test_control_a_weld_ends_the_pick(failure):
     s, did = skill([failure], "palm")
     with pytest.raises(PrimitiveFailure) as f:
         s.pick(CALL)
-    assert f.value.cause is failure.cause and did == ["find", "grasp"]
+    assert f.value.cause is failure.cause and did == ["grasp"]
 
 
 def test_a_hit_tries_the_next_grasp_and_none_left_ends_it():
     for mode in ("fingers", "palm"):
         s, did = skill([HIT], mode)
         s.pick(CALL)
-        assert did == ["find", "grasp", "back off", "find", "grasp"]
+        assert did == ["grasp", "back off", "look", "grasp"]
         s, did = skill([NONE_LEFT], mode)
         with pytest.raises(PrimitiveFailure):
             s.pick(CALL)
-        assert did == ["find", "grasp"]
+        assert did == ["grasp"]
 
 
 def test_the_attempts_are_bounded():

@@ -7,9 +7,6 @@ import math
 
 import pytest
 
-import numpy as np
-
-from memora_core.perception.scene.bare import BareTable
 from memora_core.perception.scene.types import PerceivedObject, SceneModel, Shape
 
 pytestmark = pytest.mark.ros
@@ -47,24 +44,3 @@ def test_objects_with_numbers_that_are_not_finite_or_unknown_shapes_are_dropped(
     msg = scene_to_msg(_scene(), Time(sec=1))
     msg.objects[1].height = math.inf
     assert [o.name for o in msg_to_scene(msg).objects] == ["coca-cola bottle"]
-
-
-def test_the_bare_table_grid_travels_and_a_malformed_one_is_dropped():
-    pytest.importorskip("memora_interfaces")
-    from builtin_interfaces.msg import Time
-
-    from memora.rgbd import msg_to_scene, scene_to_msg
-
-    mask = np.zeros((4, 3), bool)
-    mask[1, 2] = mask[3, 0] = True
-    scene = _scene()
-    scene.bare = BareTable(0.2, -0.3, 0.01, mask)
-    back = msg_to_scene(scene_to_msg(scene, Time(sec=1))).bare
-    assert (back.x0, back.y0, back.cell_m) == (0.2, -0.3, 0.01) and np.array_equal(back.mask, mask)
-    assert msg_to_scene(scene_to_msg(_scene(), Time(sec=1))).bare is None
-    msg = scene_to_msg(scene, Time(sec=1))
-    msg.bare_cols = 5  # rows x cols no longer the grid's size
-    assert msg_to_scene(msg).bare is None
-    msg = scene_to_msg(scene, Time(sec=1))
-    msg.bare_cell_m = float("nan")
-    assert msg_to_scene(msg).bare is None

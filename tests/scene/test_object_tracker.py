@@ -169,45 +169,6 @@ def test_control_without_the_hand_the_same_sighting_moves_the_object():
     assert _where(t) == {"green mug": (0.44, 0.056, 0.77)}
 
 
-def _bare(*places: tuple[float, float], radius: float = 0.07):
-    """A bare-table grid (1 cm cells over x 0.2..0.7, y -0.4..0.4) bare only within `radius` of `places`."""
-    import numpy as np
-
-    from memora_core.perception.scene.bare import BareTable
-
-    xs, ys = np.meshgrid(0.2 + 0.01 * np.arange(50) + 0.005, -0.4 + 0.01 * np.arange(80) + 0.005, indexing="ij")
-    mask = np.zeros(xs.shape, bool)
-    for x, y in places:
-        mask |= np.hypot(xs - x, ys - y) <= radius
-    return BareTable(0.2, -0.4, 0.01, mask)
-
-
-def test_an_object_whose_kept_place_is_seen_bare_is_dropped_and_found_again_where_it_went():
-    t = ObjectTracker([MUG, TIN])
-    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), ("tea tin", (0.45, 0.1, 0.81)), stamp=1.0))
-    gone = _seen(stamp=2.0)
-    gone.bare = _bare((0.4, -0.1))          # the mug's place seen bare; the tin's not seen (hidden)
-    t.update(gone)
-    assert _where(t) == {"tea tin": (0.45, 0.1, 0.81)}
-    t.update(_seen(("green mug", (0.3, 0.2, 0.79)), stamp=1.5))  # a frame from before the mug went: not brought back
-    assert "green mug" not in _where(t)
-    t.update(_seen(("green mug", (0.3, 0.2, 0.79)), stamp=3.0))  # seen where it went
-    assert _where(t)["green mug"] == (0.3, 0.2, 0.79)
-
-
-def test_control_a_kept_place_not_all_bare_keeps_the_object():
-    t = ObjectTracker([MUG])
-    t.update(_seen(("green mug", (0.4, -0.1, 0.79)), stamp=1.0))
-    frame = _seen(stamp=2.0)
-    frame.bare = _bare((0.42, -0.1), radius=0.01)   # only part of its place seen bare (moved a centimetre or two)
-    t.update(frame)
-    assert _where(t) == {"green mug": (0.4, -0.1, 0.79)}
-    frame = _seen(("green mug", (0.4, -0.1, 0.79)), stamp=3.0)
-    frame.bare = _bare((0.4, -0.1))                  # a frame that names it is not overruled by its grid
-    t.update(frame)
-    assert _where(t) == {"green mug": (0.4, -0.1, 0.79)}
-
-
 def test_an_object_let_go_is_kept_where_it_was_let_go_until_seen_whole_elsewhere():
     """After the robot lets an object go (into a bowl, where only its top shows), a part of a look-alike elsewhere
     does not move it there (dev sim-bench 100092: a corner of a yellow tea box was taken for the can in the bowl);

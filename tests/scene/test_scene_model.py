@@ -118,26 +118,3 @@ def test_a_look_alike_distractor_is_not_taken_for_the_target(camera_robot):
     # With the distractors known too, each is named as itself.
     both = SceneModeller(targets + _entities(robot)).observe(frame)
     assert sorted(o.name for o in both.objects) == ["blue cup", "lipton tea box", "metal spoon"]
-
-
-def test_an_object_gone_from_its_place_is_dropped_and_those_still_there_are_kept(camera_robot):
-    from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
-
-    robot, cam = camera_robot(POSES)
-    modeller = SceneModeller(_entities(robot))
-    tracker = ObjectTracker(scene_catalogue(robot.scene))
-    tracker.update(modeller.observe(cam.render(robot.data)), stamp_s=1.0)
-    assert {o.name for o in tracker()} == set(POSES)
-    # The spoon leaves the table (flicked off it, out of view): the frame shows its place bare.
-    m, d = robot.model, robot.data
-    adr = m.joint(m.body(robot.scene.object("yellow spoon").body_name).jntadr[0]).qposadr[0]
-    d.qpos[adr:adr + 3] = [3.0, 3.0, 0.05]
-    mujoco.mj_forward(m, d)
-    after = modeller.observe(cam.render(robot.data))
-    assert after.bare is not None and after.get("yellow spoon") is None
-    # Every other object is left unnamed in this frame (as if each were taken for something unknown): their places
-    # are not bare, so they are kept where they were; only the spoon is gone.
-    for o in after.objects:
-        o.name = None
-    tracker.update(after, stamp_s=2.0)
-    assert {o.name for o in tracker()} == set(POSES) - {"yellow spoon"}

@@ -1,7 +1,7 @@
 """The G1 backend's grasp takes the held object's place in the hand from where the object source saw it before the
-fingers closed: while they close, the hand hides the object and may nudge it off the place kept for it, and the
-tracker drops an object whose kept place a frame shows bare. The held object must stay known (the controller's
-checks look it up by name). Loopback G1 (no DDS), a scripted hand whose fingers report a grasp."""
+fingers closed: while they close, the hand hides the object and may nudge it, and the source may stop reporting it.
+The held object must stay known (the controller's checks look it up by name). Loopback G1 (no DDS), a scripted hand
+whose fingers report a grasp, and an object source that loses the object as the hand closes."""
 from types import SimpleNamespace
 
 import numpy as np

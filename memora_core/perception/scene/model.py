@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memora_core.perception.camera.colour import region_colour
-from memora_core.perception.scene.bare import BareTable
 from memora_core.perception.scene.estimate import estimate
 from memora_core.perception.scene.geometry import back_project, table_plane
 from memora_core.perception.scene.match import MatchSettings, match
@@ -44,9 +43,7 @@ class SceneModeller:
             obj.occluded = _occluded(k, px, label, frame.depth.reshape(-1), w, h)
             objects.append(obj)
         match(objects, self.entities, self.match_settings)
-        height = points @ normal - offset
-        bare = BareTable.from_points(points[table, :2], points[height > self.segment_settings.min_height_m, :2])
-        return SceneModel(table_z=float(offset / normal[2]), objects=objects, stamp_s=frame.stamp_s, bare=bare)
+        return SceneModel(table_z=float(offset / normal[2]), objects=objects, stamp_s=frame.stamp_s)
 
 
 ACHROMATIC = ("silver", "grey", "black")

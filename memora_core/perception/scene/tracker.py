@@ -19,10 +19,6 @@ known object off its kept place either: a part of one object shaped and coloured
 other (with the real bowl hidden under the arm, a corner of the yellow tea box 24 cm away was taken for the yellow
 bowl and the held box was carried to it: dev sim-bench 100003). It still confirms an object where it is kept, and an
 object is moved once it is seen whole at its new place.
-A kept object that the frame does not name, where the frame shows the table bare at its kept place (`SceneModel.bare`:
-plane points and nothing over them), is dropped: it is gone from there (a grasp flicked a spoon 7 cm away, and
-the next grasps went for the kept place: dev sim-bench 96032). A caller then looks for it anew; a place the frame
-did not see (hidden, out of view) keeps the object.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
 `max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
 than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
@@ -34,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memora_core.perception.scene.bare import BareTable
 from memora_core.perception.scene.objects import perceived_sightings
 from memora_core.perception.scene.types import SceneModel
 from memora_core.robot.robot import SceneObject
@@ -56,11 +51,6 @@ class Sighting:
         reach = max(self.object.extent or (self.object.radius,)) + margin_m
         return float(np.linalg.norm(np.subtract(obj.position[:2], self.object.position[:2]))) <= reach
 
-
-# The place a kept object is checked bare over, half side (m): at least this, so that a kept position a centimetre
-# off leaves part of the object in the square; at most this, so that a neighbour's edge does not keep a big one.
-GONE_MIN_M = 0.015
-GONE_MAX_M = 0.04
 
 # Where the robot's hand is in the view: (x/y, radius) discs on the table, m.
 HandZones = Sequence[tuple[np.ndarray, float]]
@@ -103,11 +93,6 @@ class ObjectTracker:
                     self._seen[obj.name] = Sighting(old.object, stamp_s, old.explained)  # seen where it was
                 else:
                     self._seen[obj.name] = Sighting(obj, stamp_s, explained)
-            if scene.bare is not None:
-                for name in [n for n, kept in self._seen.items()
-                             if n not in named and kept.stamp_s <= stamp_s and gone_from(kept.object, scene.bare)]:
-                    del self._seen[name]
-                    self._forgotten[name] = stamp_s
             self.updates += 1
         return [o.name for o, _, _ in seen]
 
@@ -130,7 +115,7 @@ class ObjectTracker:
         """The robot let go of `obj` at its position: keep it there as a whole view as new as the newest frame.
         A newer whole view moves it; a part of a look-alike elsewhere does not (after letting a can go into a bowl,
         where only its top shows, a corner of a yellow tea box 20 cm away was taken for it: dev sim-bench 100092);
-        its place seen bare drops it. Frames from before are ignored for it."""
+        frames from before are ignored for it."""
         with self._lock:
             self._seen[obj.name] = Sighting(obj, self._newest_s, 1.0)
             self._forgotten[obj.name] = self._newest_s
@@ -147,15 +132,6 @@ class ObjectTracker:
     def __call__(self) -> list[SceneObject]:
         """The tracker as an object source (UnitreeG1Robot's `objects`)."""
         return self.objects()
-
-
-def gone_from(obj: SceneObject, bare: BareTable) -> bool:
-    """Whether the frame saw the table bare where `obj` is kept: over a square of half side its short half size
-    (between `GONE_MIN_M` and `GONE_MAX_M`; a small offset of the kept position leaves part of the object in it)."""
-    if obj.position is None:
-        return False
-    half = min(obj.extent) if obj.extent else obj.radius
-    return bare.shows_bare(obj.position[:2], float(np.clip(half, GONE_MIN_M, GONE_MAX_M)))
 
 
 def in_hand_zone(obj: SceneObject, hands: HandZones) -> bool:

@@ -7,8 +7,6 @@ from enum import Enum
 
 import numpy as np
 
-from memora_core.perception.scene.bare import BareTable
-
 
 class Shape(str, Enum):
     """What a footprint and a profile tell apart: round things standing up, upright boxes, flat long things,
@@ -85,7 +83,6 @@ class SceneModel:
     table_z: float
     objects: list[PerceivedObject] = field(default_factory=list)
     stamp_s: float = 0.0
-    bare: BareTable | None = None          # where the frame saw the table with nothing on it (None: not known)
 
     def get(self, name: str) -> PerceivedObject | None:
         return next((o for o in self.objects if o.name == name), None)

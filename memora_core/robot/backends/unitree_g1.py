@@ -274,8 +274,8 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         if hand is None or self._held is not None or self.config.dex3 is None:
             return False
         # Where the object was seen before the fingers close on it (as the in-process perceiving robot takes it):
-        # while they close, the hand hides it and may nudge it off the place kept for it, and a frame that shows
-        # that place bare drops it from the object source.
+        # while they close, the hand hides it and may nudge it, and the object source's view of it is not to be
+        # relied on (an object source may stop reporting it).
         known = next((o for o in self.scene_objects() if o.name == name and o.position is not None), None)
         if closes_by_sweep(hand.side, self._palm_rotation(self.arm)) and hand.target is not None:
             # The rolled hand (palm toward the table, a flat or low object's pinch): the thumb stays a wall behind

@@ -67,9 +67,7 @@ class PickSkill:
                     raise
                 if not self.back_off(obj):
                     raise
-                # The next grasp is planned from the table as it is now: a grasp that took nothing may have pushed
-                # the object off the place it was seen at (then it is looked for anew).
-                obj = self.find(obj.name)
+                self.robot.look()  # the next grasp is planned from the table as it is now
                 log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
         return None
 
@@ -106,8 +104,7 @@ class PickSkill:
 
     def back_off(self, obj: SceneObject) -> bool:
         """After a failed grasp: let go of `obj` where it is and stow the arm; False when the object no longer
-        stands upright (nothing more to try) or the arm cannot get away. An object no longer known where it was
-        (a perceiving robot saw its place bare) is for the caller to look for."""
+        stands upright (nothing more to try) or the arm cannot get away."""
         if self.robot.held_object() == obj.name:
             self.robot.release()
             self.robot.settle(self.cfg.motion.settle_s)
@@ -119,7 +116,7 @@ class PickSkill:
         except PrimitiveFailure:
             return False
         pose = self.robot.object_pose(obj.name)
-        return pose is None or obj.graspable(pose[1])
+        return pose is not None and obj.graspable(pose[1])
 
     def pick_once(self, obj: SceneObject, arms: list[str] | None, tried: set[GraspKey]) -> None:
         s = self.c.state

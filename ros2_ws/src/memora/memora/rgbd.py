@@ -10,7 +10,6 @@ import numpy as np
 from geometry_msgs.msg import TransformStamped
 from sensor_msgs.msg import CameraInfo, Image
 
-from memora_core.perception.scene.bare import BareTable
 from memora_core.perception.scene.types import CameraIntrinsics, RGBDFrame, SceneModel
 
 # The realsense2_camera driver's default names (camera_namespace "camera", camera_name "camera").
@@ -96,23 +95,7 @@ def scene_to_msg(scene: SceneModel, stamp, world_frame: str = "world"):
             x=o.position[0], y=o.position[1], z=o.position[2], has_yaw=o.yaw is not None,
             yaw=float(o.yaw or 0.0), length=o.size[0], width=o.size[1], height=o.size[2], shape=o.shape.value,
             colour=o.colour or "", truncated=o.truncated, occluded=o.occluded, pixels=int(o.pixels)))
-    if scene.bare is not None:
-        b = scene.bare
-        msg.bare_x0, msg.bare_y0, msg.bare_cell_m = b.x0, b.y0, b.cell_m
-        msg.bare_rows, msg.bare_cols = (int(v) for v in b.mask.shape)
-        msg.bare = b.mask.astype(np.uint8).ravel().tobytes()
     return msg
-
-
-def _bare(msg) -> BareTable | None:
-    """The message's bare-table grid; None when it carries none or its numbers do not make a grid."""
-    rows, cols = int(msg.bare_rows), int(msg.bare_cols)
-    numbers = (msg.bare_x0, msg.bare_y0, msg.bare_cell_m)
-    if rows == 0 or cols == 0 or len(msg.bare) != rows * cols or not all(math.isfinite(v) for v in numbers) \
-            or msg.bare_cell_m <= 0:
-        return None
-    mask = np.frombuffer(bytes(msg.bare), np.uint8).reshape(rows, cols) > 0
-    return BareTable(float(msg.bare_x0), float(msg.bare_y0), float(msg.bare_cell_m), mask)
 
 
 def _usable(o) -> bool:
@@ -135,4 +118,4 @@ def msg_to_scene(msg, stamp_s: float | None = None) -> SceneModel:
                                pixels=int(o.pixels), truncated=o.truncated, occluded=o.occluded,
                                name=o.name or None, match_cost=None if math.isnan(o.match_cost) else o.match_cost)
                for o in msg.objects if _usable(o)]
-    return SceneModel(table_z=msg.table_z, objects=objects, stamp_s=stamp_s, bare=_bare(msg))
+    return SceneModel(table_z=msg.table_z, objects=objects, stamp_s=stamp_s)
