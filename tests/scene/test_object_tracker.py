@@ -184,3 +184,12 @@ def test_an_object_let_go_is_kept_where_it_was_let_go_until_seen_whole_elsewhere
     assert _where(t)["green mug"] == (0.30, 0.20, 0.82)
     t.update(_seen(("green mug", (0.33, 0.27, 0.79)), stamp=4.0))             # seen whole where it landed
     assert _where(t)["green mug"] == (0.33, 0.27, 0.79)
+
+
+def test_a_part_seen_over_the_let_go_place_takes_over_from_it():
+    """The let-go place is a belief, not a view: an object that slipped from the fingers lies beside it, often only
+    partly in view (a spoon beside the hand: dev sim-bench 96022), and that part says where it is."""
+    t = ObjectTracker([MUG])
+    t.put(MUG.model_copy(update={"position": (0.30, 0.20, 0.82)}))
+    t.update(_part("green mug", (0.33, 0.21, 0.79), 0.3, stamp=1.0))
+    assert _where(t)["green mug"] == (0.33, 0.21, 0.79)

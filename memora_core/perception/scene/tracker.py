@@ -112,12 +112,14 @@ class ObjectTracker:
             self._forgotten[name] = self._newest_s
 
     def put(self, obj: SceneObject) -> None:
-        """The robot let go of `obj` at its position: keep it there as a whole view as new as the newest frame.
-        A newer whole view moves it; a part of a look-alike elsewhere does not (after letting a can go into a bowl,
-        where only its top shows, a corner of a yellow tea box 20 cm away was taken for it: dev sim-bench 100092);
-        frames from before are ignored for it."""
+        """The robot let go of `obj` at its position: keep it there, as new as the newest frame, as a belief rather
+        than a view (nothing of it explained). Any newer view of it over that place takes over, a part included (an
+        object that slipped from the fingers lies beside where the hand had it), and so does a whole view elsewhere;
+        a part of a look-alike elsewhere does not (after letting a can go into a bowl, where only its top shows, a
+        corner of a yellow tea box 20 cm away was taken for it: dev sim-bench 100092). Frames from before are
+        ignored for it."""
         with self._lock:
-            self._seen[obj.name] = Sighting(obj, self._newest_s, 1.0)
+            self._seen[obj.name] = Sighting(obj, self._newest_s, 0.0)
             self._forgotten[obj.name] = self._newest_s
 
     def objects(self, now_s: float | None = None) -> list[SceneObject]:
