@@ -20,8 +20,9 @@ other (with the real bowl hidden under the arm, a corner of the yellow tea box 2
 bowl and the held box was carried to it: dev sim-bench 100003). It still confirms an object where it is kept, and an
 object is moved once it is seen whole at its new place.
 What the tracker does not know it leaves out (never invented); a caller may drop sightings older than
-`max_age_s`. An object forgotten (it is in the hand; it was just let go) is not brought back by a frame older
-than the newest one taken in before the forget (a frame that came in late shows it where it was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
+`max_age_s`. An object forgotten (it is in the hand) or put down by the robot (`put`: kept where it was let go) is
+not brought back by a frame older than the newest one taken in before (a frame that came in late shows it where it
+was then). Thread-safe: a ROS subscription updates it while the controller's thread reads it."""
 from __future__ import annotations
 
 import threading
