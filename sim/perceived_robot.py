@@ -172,10 +172,10 @@ class PerceivedSimRobot(SimRobot):
     def release(self) -> str | None:
         name = self.held_object()
         if name is not None and self._held_seen is not None:
-            _, offset, rot = self._held_seen
-            self._let_go[name] = (self._in_hand(offset), self._turned_with_hand(rot))
-            obj, _, _ = self._held_seen
-            self.tracker.put(obj.model_copy(update={"position": tuple(float(v) for v in self._let_go[name][0])}))
+            obj, offset, rot = self._held_seen
+            at = self._in_hand(offset)
+            self._let_go[name] = (at, self._turned_with_hand(rot))
+            self.tracker.put(obj.model_copy(update={"position": tuple(float(v) for v in at)}))
         out = super().release()
         self._held_seen = None
         self.refresh()

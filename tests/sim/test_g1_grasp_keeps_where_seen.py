@@ -2,13 +2,14 @@
 fingers closed: while they close, the hand hides the object and may nudge it, and the source may stop reporting it.
 The held object must stay known (the controller's checks look it up by name). Loopback G1 (no DDS), a scripted hand
 whose fingers report a grasp, and an object source that loses the object as the hand closes."""
-from types import SimpleNamespace
-
 import numpy as np
+import pytest
 
 from memora_core.robot import load_robot_config
 from memora_core.robot.robot import SceneObject
-from tests.sim.g1_loopback import loopback_g1
+from tests.sim.g1_loopback import seeing_g1
+
+pytestmark = pytest.mark.sim
 
 BOX = SceneObject(name="tea box", category="tea box", colour="orange", material="cardboard", half_height=0.035,
                   radius=0.05, position=(0.40, -0.15, 0.775))
@@ -39,16 +40,16 @@ class ClosingHand:
         pass
 
     def q(self) -> None:
-        return None  # no finger state yet: the kinematics take the commanded target (none: the model's zero)
+        return None  # no finger state: the kinematics take the commanded target
 
     def shutdown(self) -> None:
         pass
 
 
 def test_an_object_dropped_by_its_source_while_the_fingers_close_stays_held_where_it_was_seen():
-    cfg = load_robot_config("unitree_g1")
-    seen = [BOX]
-    robot = loopback_g1(cfg.model_copy(update={"dex3": None}), objects=lambda: list(seen))
+    pytest.importorskip("unitree_sdk2py")
+    robot, seen = seeing_g1()
+    seen.append(BOX)
     try:
         robot.config = robot.config.model_copy(update={"dex3": load_robot_config("unitree_g1").dex3})
         robot.hands = {"right": ClosingHand(seen.clear), "left": ClosingHand(seen.clear)}
