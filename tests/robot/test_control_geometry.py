@@ -144,6 +144,21 @@ def test_pour_spots_leave_room_beside_the_cup_and_come_nearest_the_work_first(m)
     assert d == sorted(d)
 
 
+def test_pour_spots_move_the_cup_and_keep_only_sides_the_bottle_fits(m):
+    work = np.array([0.45, -0.10])
+    here = np.array([0.30, 0.30])
+    spots = pour_spots(0.04, 0.03, [], work, m, away_from=here)
+    assert spots and all(np.linalg.norm(s - here) >= m.aside_min_move for s in spots)
+    near_here = pour_spots(0.04, 0.03, [], here, m)
+    assert np.linalg.norm(near_here[0] - here) < m.aside_min_move  # without `away_from` the cup's own place leads
+    # the bottle may only stand at y <= 0.2 (the hand beyond that would leave the workspace): a spot counts when
+    # one of its sides lies there, so none is as far out as the cup's own place
+    side = 0.04 + 0.03 + 0.01
+    fits = pour_spots(0.04, 0.03, [], here, m, bottle_fits=lambda b: b[1] <= 0.2)
+    assert fits and all(s[1] - side <= 0.2 + 1e-9 for s in fits)
+    assert not pour_spots(0.04, 0.03, [], work, m, bottle_fits=lambda b: False)
+
+
 def test_grasp_points_add_points_along_a_long_object_only(m):
     top = np.array([0.4, 0.0, 0.85])
     assert len(grasp_points(top, 0.02, 0.04, None, m)) == 1

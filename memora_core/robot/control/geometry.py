@@ -164,14 +164,21 @@ def handoff_spots(radius: float, footprints: Footprints, m: MotionConfig,
 
 
 def pour_spots(cup_radius: float, bottle_radius: float, footprints: Footprints, work_xy: np.ndarray,
-               m: MotionConfig) -> list[np.ndarray]:
+               m: MotionConfig, away_from: np.ndarray | None = None,
+               bottle_fits: Callable[[np.ndarray], bool] | None = None) -> list[np.ndarray]:
     """Free spots for a cup (`aside_gap` around it) with room on its left or right for the bottle held over
-    its rim, nearest `work_xy` first; at most `table_spot_tries`."""
+    its rim, nearest `work_xy` first; at most `table_spot_tries`. A side counts only where `bottle_fits` (the
+    bottle's table point there; say, the hand that holds it stays in the workspace); a spot within
+    `aside_min_move` of `away_from` (where the cup stands now) is no move at all and is left out."""
     side = np.array([0.0, cup_radius + bottle_radius + 0.01])
+
+    def room(c: np.ndarray) -> bool:
+        return any(edge_gap(b, bottle_radius, footprints) >= m.aside_gap and (bottle_fits is None or bottle_fits(b))
+                   for b in (c + side, c - side))
+
     spots = [c for c in grid(m.table_zone, m.table_spot_step)
-             if edge_gap(c, cup_radius, footprints) >= m.aside_gap
-             and max(edge_gap(c + side, bottle_radius, footprints),
-                     edge_gap(c - side, bottle_radius, footprints)) >= m.aside_gap]
+             if edge_gap(c, cup_radius, footprints) >= m.aside_gap and room(c)
+             and (away_from is None or np.linalg.norm(c - np.asarray(away_from)[:2]) >= m.aside_min_move)]
     spots.sort(key=lambda c: float(np.linalg.norm(c - np.asarray(work_xy)[:2])))
     return spots[: m.table_spot_tries]
 

@@ -38,13 +38,15 @@ class PourSkill:
                 raise
             spots = self.spots(cup, obj)
             if not spots:
+                log.info("pour: %s; no free spot to bring %s to", f.detail, cup.name)
                 raise
             log.info("pour: %s; bringing %s closer first", f.detail, cup.name)
             self.leave_cup(obj, cup)
             c.putdown.put_back_near(obj, origin[:2])
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=cup.name))
             try:
-                c.putdown.set_down_on_first(cup, spots)
+                spot = c.putdown.set_down_on_first(cup, spots)
+                log.info("pour: %s set down at (%.3f, %.3f)", cup.name, *spot)
             except PrimitiveFailure:
                 # the cup goes back where it stood before the step fails: the next step would start hand_full
                 if self.robot.held_object() == cup.name:
@@ -73,12 +75,22 @@ class PourSkill:
             log.debug("pour: no straight rise off %s (%s)", cup.name, f.detail)
 
     def spots(self, cup: SceneObject, bottle: SceneObject) -> list[np.ndarray]:
-        """Free table spots for `cup` with room beside it for `bottle`, nearest the work area first."""
+        """Free table spots for `cup` with room beside it for `bottle`, nearest the work area first: away from
+        where the cup stands (the pour just failed there), and only sides where the hand, holding the bottle as
+        it does now at the lowest pour height, stays inside the workspace."""
         work = self.c.table_put_point()
         if work is None:
             return []
+        cpos, _ = self.robot.object_pose(cup.name)
+        hang = self.c.scene.hang(bottle.name)
+        z = cpos[2] + cup.half_height + bottle.half_height + min(self.cfg.motion.pour_heights) + hang[2]
+        box = self.robot.limits.config.workspace
+
+        def hand_inside(b: np.ndarray) -> bool:
+            return box.contains((b[0] + hang[0], b[1] + hang[1], z))
+
         return pour_spots(cup.radius, bottle.radius, self.c.scene.footprints(cup.name, bottle.name), work[:2],
-                          self.cfg.motion)
+                          self.cfg.motion, away_from=cpos[:2], bottle_fits=hand_inside)
 
     def _pour_pose(self, obj: SceneObject, cup: SceneObject) -> tuple[float, dict[str, float]]:
         """Bring the held bottle beside the cup, mouth over the rim, on a side and at a height from which the
