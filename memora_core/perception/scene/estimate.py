@@ -17,6 +17,7 @@ RIM_COVER = 0.45       # a top that covers less than this of the footprint is a 
 RING_HOLE = 0.5        # a rim is a ring: no top point within this × the radius of its centre (a disc's top has ~25 %)
 RING_HOLE_SHARE = 0.05  # ... at most this share of them, for noise
 TOP_QUANTILE = 0.98    # of the heights: the top, robust to a stray point
+ELONGATED = 2.0        # a footprint at least this many times as long as wide shows its long axis, box or not
 
 
 def _area(xy: np.ndarray) -> float:
@@ -65,13 +66,15 @@ def estimate(points: np.ndarray, blob: Blob, normal: np.ndarray, table_z: float,
     rect = max(w * l, 1e-9)
     fill = _area(xy) / rect
     top = h > height - TOP_BAND_M
+    # OpenCV's angle is of the side of length w; the yaw is that of the long side, in [-pi/2, pi/2).
+    long_yaw = (math.radians(angle if w >= l else angle + 90.0) + math.pi / 2) % math.pi - math.pi / 2
     if fill >= BOX_FILL:
         shape = Shape.BOX
-        # OpenCV's angle is of the side of length w; the yaw is that of the long side, in [-pi/2, pi/2).
-        yaw = math.radians(angle if w >= l else angle + 90.0)
-        yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2
+        yaw = long_yaw
     else:
-        yaw = None
+        # Not a box, yet a long thin footprint still shows which way it lies (a spoon, its bowl wider than its
+        # handle; a long object partly hidden). Matched to a round object, the yaw is dropped (objects.py).
+        yaw = long_yaw if long_side >= ELONGATED * short_side else None
         d = (long_side + short_side) / 2  # a disc's rectangle is a square: its side is the diameter
         open_top = _top_cover(xy, top, cell_m) < RIM_COVER and _top_is_ring(xy, top, d / 2)
         shape = Shape.CONTAINER if open_top else Shape.CYLINDER
