@@ -86,6 +86,35 @@ class PerceivedSimRobot(SimRobot):
             self.tracker.forget(held)
         return True
 
+    def seen_fraction(self, name: str) -> float | None:
+        sighting = self.tracker.sighting(name) if self.tracker is not None else None
+        return None if sighting is None else float(sighting.explained)
+
+    def look_at(self, name: str) -> float | None:
+        """One frame from the waist as it is and from each of LOOK_AROUND's postures, built into scene models
+        without feeding the tracker; then back to the posture whose frame explained the most of `name`, whose
+        frame the tracker takes, and back to where the waist was."""
+        if self.tracker is None or self.held_object() is not None:
+            return None
+        start = self.joint_positions()
+        joints = sorted({j for offsets in LOOK_AROUND for j in offsets})
+        best, best_q = -1.0, {j: start[j] for j in joints}
+        for offsets in ({},) + LOOK_AROUND:
+            q = {j: start[j] + offsets.get(j, 0.0) for j in joints}
+            self.command(q)
+            self.settle(LOOK_SETTLE_S)
+            seen = self._modeller.observe(self._camera.render(self.data, self.sim_time_s)).get(name)
+            self.frames += 1
+            shown = -1.0 if seen is None else (1.0 if seen.explained is None else float(seen.explained))
+            if shown > best:
+                best, best_q = shown, q
+        self.command(best_q)
+        self.settle(LOOK_SETTLE_S)
+        self.refresh()
+        self.command({j: start[j] for j in joints})
+        self.settle(LOOK_SETTLE_S)
+        return self.seen_fraction(name)
+
     def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
         report = super()._move_path(targets, times)
         if self._held_seen is not None and self._held_looks > 0:

@@ -108,6 +108,10 @@ class MotionConfig(_Cfg):
     object_wait_s: float = Field(default=0.0, ge=0, le=60, description=(
         "how long a step waits for the object source to see the object or target it names before failing with "
         "object_missing: a perceived scene fills in over its first frames; 0 = no wait (ground-truth scenes)"))
+    look_again_below: float = Field(default=0.5, ge=0, le=1, description=(
+        "a pick whose object the kept view explains less of than this fraction (hidden in part behind a "
+        "neighbour, or cut by the image's edge) first looks at it from the head's other viewpoints and plans from "
+        "the view that shows the most of it (robots whose objects are perceived; 0 = never)"))
     # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
     path_step: float = Field(default=0.05, gt=0)

@@ -184,6 +184,17 @@ class Robot(ABC):
         such hand (or it holds something): the hand stays as it is."""
         return False
 
+    def seen_fraction(self, name: str) -> float | None:
+        """Of `name`'s box, the fraction the view it is kept by explained (1: seen whole); None where objects
+        are not perceived, or it is not seen."""
+        return None
+
+    def look_at(self, name: str) -> float | None:
+        """Look at `name` from the head's viewpoints (the empty hand's arm out of the way) and keep the view that
+        shows the most of it; that view's `seen_fraction`. None where the backend cannot (objects not
+        perceived, or no viewpoints to take)."""
+        return None
+
     def look(self, around: bool = False) -> bool:
         """Take a fresh look at the table before planning from it: a robot whose objects come from its camera
         takes a new frame (`around`: also from a few other head viewpoints, turning and leaning its waist, and

@@ -85,7 +85,7 @@ class PickSkill:
         the hand is empty, the arm is taken out of the way and the robot looks around before giving up."""
         self.robot.look()
         try:
-            return self.c.resolver.find(query, "object")
+            return self.seen_better(self.c.resolver.find(query, "object"))
         except PrimitiveFailure as f:
             if (f.cause is not FailureCause.OBJECT_MISSING or not self.robot.perceived_scene
                     or self.robot.held_object() is not None):
@@ -94,7 +94,21 @@ class PickSkill:
             self.c.transit.stow(self.robot.arm)
             if not self.robot.look(around=True):
                 raise
-        return self.c.resolver.find(query, "object")
+        return self.seen_better(self.c.resolver.find(query, "object"))
+
+    def seen_better(self, obj: SceneObject) -> SceneObject:
+        """`obj`, and where the kept view shows too little of it (`look_again_below`: partly hidden behind a
+        neighbour, or cut by the image's edge: its position is off by up to half its size, more than a finger
+        grasp forgives) and the hand is empty, first a look at it from the head's other viewpoints, the arm
+        stowed; it is then planned from the view that shows the most of it."""
+        shown = self.robot.seen_fraction(obj.name)
+        if shown is None or shown >= self.cfg.motion.look_again_below or self.robot.held_object() is not None:
+            return obj
+        self.c.transit.stow(self.robot.arm)
+        after = self.robot.look_at(obj.name)
+        log.info("pick: the view showed %.0f %% of %s; looked again from the other viewpoints: %s", 100 * shown,
+                 obj.name, "nothing better" if after is None else f"{100 * after:.0f} %")
+        return self.c.resolver.find(obj.name, "object")
 
     def twisted_out_of_reach(self, f: PrimitiveFailure) -> bool:
         """A move of an empty hand failed for want of an IK solution while the arm is up at the table (not
