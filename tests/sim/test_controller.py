@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import make_robot, parse_step
-from memora_core.robot.control import FailureReason, PrimitiveFailure, RuleBasedController
+from memora_core.robot.control import FailureCause, FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.primitives import UnknownPrimitive
 from memora_core.schemas import PlanStep
@@ -203,22 +203,31 @@ def test_a_blocking_neighbour_is_set_aside_and_the_step_then_succeeds():
 
 
 @pytest.mark.slow
-def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh():
-    """Seeded layout 1015: the orange cup stands at the table's left edge, where the arm holding the bottle
-    cannot hold it beside the cup with its wrist free to roll. The pour sets the bottle down, sets the cup down
-    again as near the work area as the crowded table has room for (here hardly nearer), grasps the bottle
-    afresh and pours (the tilt is
-    checked by the primitive); the bottle ends up back where it stood (or next to it) and nothing falls over.
-    Without that recovery the first pour attempt fails."""
+def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh(monkeypatch):
+    """Seeded layout 1015: the orange cup stands at the table's left edge. Before the workspace box covered a pour
+    there, the arm holding the bottle could not hold it beside the cup with its wrist free to roll; that first
+    refusal is made so here. The pour sets the bottle down, sets the cup down at least `aside_min_move` away,
+    nearer the work area, grasps the bottle afresh and pours (the tilt is checked by the primitive); the bottle
+    ends up back where it stood (or next to it) and nothing falls over."""
     robot = make_robot("sim_g1", seed=1015)
     ctl = _controller(robot)
     bottle_before = robot.object_pose("coca-cola bottle")[0].copy()
+    cup_before = robot.object_pose("orange cup")[0].copy()
     assert ctl.execute_step(PlanStep(index=0, action="pick", object="coca-cola bottle")).success
-    with pytest.raises(PrimitiveFailure):
-        ctl.skills.pour.pour_with_this_arm(ctl.c.resolver.require("coca-cola bottle"),
-                                           ctl.c.resolver.require("orange cup"))
+    pour, tried = ctl.skills.pour.pour_with_this_arm, []
+
+    def refused_where_it_stands(obj, cup):
+        if not tried:
+            tried.append(cup.name)
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, "carry: hand target outside the workspace",
+                                   cause=FailureCause.OUT_OF_WORKSPACE)
+        return pour(obj, cup)
+
+    monkeypatch.setattr(ctl.skills.pour, "pour_with_this_arm", refused_where_it_stands)
     res = ctl.execute_step(PlanStep(index=1, action="pour", object="coca-cola bottle", target="orange cup"))
     assert res.success, res.detail
+    assert tried
+    assert np.linalg.norm(robot.object_pose("orange cup")[0][:2] - cup_before[:2]) >= ctl.cfg.motion.aside_min_move - 0.01
     assert robot.held_object() is None
     assert np.linalg.norm(robot.object_pose("coca-cola bottle")[0][:2] - bottle_before[:2]) \
         <= ctl.cfg.motion.table_spot_radius + 0.02

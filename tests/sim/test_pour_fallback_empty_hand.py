@@ -11,12 +11,23 @@ from memora_core.schemas import PlanStep
 
 @pytest.mark.slow
 def test_a_failed_pour_fall_back_puts_the_cup_back_and_empties_the_hand(monkeypatch):
-    # Seeded layout 1015: the cup stands where the arm holding the bottle cannot pour into it, so the pour
-    # takes its fall-back (bring the cup nearer); here setting the cup down is made to fail.
+    # Seeded layout 1015. The first pour where the cup stands is refused as out of the workspace (so it was here
+    # before the workspace box covered a pour at the table's edge; now made so), so the pour takes its fall-back
+    # (bring the cup nearer); here setting the cup down is made to fail.
     robot = make_robot("sim_g1", seed=1015)
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
     cup_before = robot.object_pose("orange cup")[0].copy()
 
+    pour, tried = ctl.c.skills.pour.pour_with_this_arm, []
+
+    def out_of_reach_first(obj, cup):
+        if not tried:
+            tried.append(cup.name)
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, "carry: hand target outside the workspace",
+                                   cause=FailureCause.OUT_OF_WORKSPACE)
+        return pour(obj, cup)
+
+    monkeypatch.setattr(ctl.c.skills.pour, "pour_with_this_arm", out_of_reach_first)
     real, refused = ctl.c.putdown.set_down_on_first, []
 
     def no_room_for_the_cup(obj, *args, **kw):  # the first set-down of the cup (bringing it nearer) fails
@@ -29,7 +40,7 @@ def test_a_failed_pour_fall_back_puts_the_cup_back_and_empties_the_hand(monkeypa
     assert ctl.execute_step(PlanStep(index=0, action="pick", object="coca-cola bottle")).success
     res = ctl.execute_step(PlanStep(index=1, action="pour", object="coca-cola bottle", target="orange cup"))
     assert not res.success and res.cause is FailureCause.NO_SPOT, res
-    assert refused and robot.held_object() is None
+    assert tried and refused and robot.held_object() is None
     cup_after = robot.object_pose("orange cup")[0]
     assert np.linalg.norm(cup_after[:2] - cup_before[:2]) <= ctl.cfg.motion.table_spot_radius + 0.03
     robot.close()

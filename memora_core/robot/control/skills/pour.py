@@ -78,10 +78,10 @@ class PourSkill:
         """Free table spots for `cup` with room beside it for `bottle`, nearest the work area first: away from
         where the cup stands (the pour just failed there), and only sides where the hand, holding the bottle as
         it does now at the lowest pour height, stays inside the workspace."""
-        work = self.c.table_put_point()
-        if work is None:
+        work, pose = self.c.table_put_point(), self.robot.object_pose(cup.name)
+        if work is None or pose is None:
             return []
-        cpos, _ = self.robot.object_pose(cup.name)
+        cpos = pose[0]
         hang = self.c.scene.hang(bottle.name)
         z = cpos[2] + cup.half_height + bottle.half_height + min(self.cfg.motion.pour_heights) + hang[2]
         box = self.robot.limits.config.workspace
