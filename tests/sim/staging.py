@@ -1,5 +1,6 @@
 """What several sim tests stage the same way: a held object made to lean by rolling the wrist (as a relaxed carry
-leaves it), and a Dex3 finger pick on a fixed layout with the checks that it really took the object."""
+leaves it), a Dex3 finger pick on a fixed layout with the checks that it really took the object, and a pour whose
+first try is refused (so that its fall-back runs)."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -8,7 +9,7 @@ import numpy as np
 
 from memora_core.robot import load_robot_config, make_robot
 from memora_core.robot.control import RuleBasedController
-from memora_core.robot.control.failures import FailureCause
+from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import angle_deg
 from memora_core.robot.monitor import toppled
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -75,3 +76,19 @@ def assert_refused_untouched(robot, result, before, name: str) -> None:
     assert not result.success
     assert result.cause is FailureCause.NO_GRASP, result.detail
     assert np.linalg.norm(robot.object_pose(name)[0] - before) < 0.005
+
+
+def refuse_first_pour(monkeypatch, ctl) -> list[str]:
+    """Make the controller's first pour try refused as out of the workspace (the later ones run as they are);
+    the list of cups refused so far."""
+    pour, refused = ctl.c.skills.pour.pour_with_this_arm, []
+
+    def first_refused(obj, cup):
+        if not refused:
+            refused.append(cup.name)
+            raise PrimitiveFailure(FailureReason.UNREACHABLE, "carry: hand target outside the workspace",
+                                   cause=FailureCause.OUT_OF_WORKSPACE)
+        return pour(obj, cup)
+
+    monkeypatch.setattr(ctl.c.skills.pour, "pour_with_this_arm", first_refused)
+    return refused

@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 
 from memora_core.robot import make_robot, parse_step
-from memora_core.robot.control import FailureCause, FailureReason, PrimitiveFailure, RuleBasedController
+from memora_core.robot.control import FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.robot.limits import EStopActive, LimitViolation
 from memora_core.robot.primitives import UnknownPrimitive
 from memora_core.schemas import PlanStep
 from sim.scene import Layout
+from tests.sim.staging import refuse_first_pour
 
 pytestmark = pytest.mark.sim
 
@@ -214,16 +215,7 @@ def test_pour_into_a_cup_at_the_far_edge_sets_the_bottle_down_and_tries_afresh(m
     bottle_before = robot.object_pose("coca-cola bottle")[0].copy()
     cup_before = robot.object_pose("orange cup")[0].copy()
     assert ctl.execute_step(PlanStep(index=0, action="pick", object="coca-cola bottle")).success
-    pour, tried = ctl.skills.pour.pour_with_this_arm, []
-
-    def refused_where_it_stands(obj, cup):
-        if not tried:
-            tried.append(cup.name)
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, "carry: hand target outside the workspace",
-                                   cause=FailureCause.OUT_OF_WORKSPACE)
-        return pour(obj, cup)
-
-    monkeypatch.setattr(ctl.skills.pour, "pour_with_this_arm", refused_where_it_stands)
+    tried = refuse_first_pour(monkeypatch, ctl)
     res = ctl.execute_step(PlanStep(index=1, action="pour", object="coca-cola bottle", target="orange cup"))
     assert res.success, res.detail
     assert tried

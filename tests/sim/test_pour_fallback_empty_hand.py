@@ -7,6 +7,7 @@ import pytest
 from memora_core.robot import make_robot
 from memora_core.robot.control import FailureCause, FailureReason, PrimitiveFailure, RuleBasedController
 from memora_core.schemas import PlanStep
+from tests.sim.staging import refuse_first_pour
 
 
 @pytest.mark.slow
@@ -18,16 +19,7 @@ def test_a_failed_pour_fall_back_puts_the_cup_back_and_empties_the_hand(monkeypa
     ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
     cup_before = robot.object_pose("orange cup")[0].copy()
 
-    pour, tried = ctl.c.skills.pour.pour_with_this_arm, []
-
-    def out_of_reach_first(obj, cup):
-        if not tried:
-            tried.append(cup.name)
-            raise PrimitiveFailure(FailureReason.UNREACHABLE, "carry: hand target outside the workspace",
-                                   cause=FailureCause.OUT_OF_WORKSPACE)
-        return pour(obj, cup)
-
-    monkeypatch.setattr(ctl.c.skills.pour, "pour_with_this_arm", out_of_reach_first)
+    tried = refuse_first_pour(monkeypatch, ctl)
     real, refused = ctl.c.putdown.set_down_on_first, []
 
     def no_room_for_the_cup(obj, *args, **kw):  # the first set-down of the cup (bringing it nearer) fails
