@@ -61,13 +61,17 @@ class PerceivedSimRobot(SimRobot):
         model itself with `keep`)."""
         if self.tracker is None:
             return None if keep else []
-        scene = self._modeller.observe(self._camera.render(self.data, self.sim_time_s))
-        self.frames += 1
+        scene = self._frame()
         seen = self.tracker.update(scene)
         for p in scene.objects:
             if p.name in seen:
                 self._let_go.pop(p.name, None)
         return scene if keep else seen
+
+    def _frame(self):  # noqa: ANN202 - a SceneModel
+        """Render one head RGB-D frame and build its scene model (the tracker is not fed)."""
+        self.frames += 1
+        return self._modeller.observe(self._camera.render(self.data, self.sim_time_s))
 
     def look(self, around: bool = False) -> bool:
         """A new frame of the table (`around` and the hand empty: also one from each of LOOK_AROUND's waist
@@ -103,8 +107,7 @@ class PerceivedSimRobot(SimRobot):
             q = {j: start[j] + offsets.get(j, 0.0) for j in joints}
             self.command(q)
             self.settle(LOOK_SETTLE_S)
-            seen = self._modeller.observe(self._camera.render(self.data, self.sim_time_s)).get(name)
-            self.frames += 1
+            seen = self._frame().get(name)
             shown = -1.0 if seen is None else (1.0 if seen.explained is None else float(seen.explained))
             if shown > best:
                 best, best_q = shown, q
