@@ -24,21 +24,28 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.sessions < 1:
         raise BadInputError("--sessions must be at least 1")
+    if args.hold_sessions < 0:
+        raise BadInputError("--hold-sessions must be at least 0")
     if not 0 <= args.crf <= 51:
         raise BadInputError("--crf must be within 0..51")
     cfg = load_render_config()
     cfg = cfg.model_copy(update={"video": cfg.video.model_copy(update={"crf": args.crf})})
-    sessions = []
+    sessions, hold = [], []
     for routine in tqdm(args.routines, desc="render", disable=args.json):
-        for i in range(args.sessions):
+        for i in range(max(args.sessions, args.hold_sessions)):
             d = args.out / routine
             s = DemoSession(d, video_id_for(routine, args.seed, i))
-            sessions.append(s if s.complete() else render_session(routine, args.seed, i, d, cfg=cfg))
+            s = s if s.complete() else render_session(routine, args.seed, i, d, cfg=cfg)
+            if i < args.sessions:
+                sessions.append(s)
+            if i < args.hold_sessions:
+                hold.append(s)
     model = args.model or Path(load_perception_config().camera.model_path)
     bar = tqdm(total=len(sessions), desc="camera-train", disable=args.json)
     st = TrainSettings(seed=args.train_seed, context_scales=SCALES if args.context else None,
-                       instances=not args.no_instances, colour_forest=not args.no_colour_forest)
-    path, report = train(sessions, model, st, progress=lambda _: bar.update(1))
+                       instances=not args.no_instances, colour_forest=not args.no_colour_forest,
+                       holding=args.hold_sessions > 0)
+    path, report = train(sessions, model, st, progress=lambda _: bar.update(1), hold_sessions=hold)
     bar.close()
     report["model"] = str(path)
     print(json.dumps(report, indent=1) if args.json else
@@ -55,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--routines", nargs="+", default=["task_a_drink", "task_b_breakfast"])
     p.add_argument("--sessions", type=int, default=3, help="sessions per routine")
     p.add_argument("--seed", type=int, default=3, help="render seed of the training sessions")
+    p.add_argument("--hold-sessions", type=int, default=10, help="sessions per routine (the first --sessions of them "
+                   "shared) the forest telling when the hand holds something learns from (camera/holding.py); 0: none")
     p.add_argument("--train-seed", type=int, default=0, help="forest seed")
     p.add_argument("--crf", type=int, default=0, help="x264 quality of the rendered training sessions (0: lossless, "
                    "the only setting whose decoded frames are the same on every render)")

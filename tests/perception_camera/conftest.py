@@ -36,6 +36,18 @@ def render(seed: int, out: Path):
     return render_session(RoutineConfig.model_validate(SHORT), seed=seed, session=0, out_dir=out, cfg=cfg)
 
 
+ROUTINES = ("task_a_drink", "task_b_breakfast")
+
+
+def render_routine(routine: str, seed: int, out: Path):
+    from sim.demonstrator import render_session
+    from sim.demonstrator.config import load_render_config
+
+    cfg = load_render_config()
+    cfg = cfg.model_copy(update={"video": cfg.video.model_copy(update={"crf": 0})})
+    return render_session(routine, seed=seed, session=0, out_dir=out, cfg=cfg)
+
+
 @pytest.fixture(scope="session")
 def train_demo(tmp_path_factory: pytest.TempPathFactory):
     return render(11, tmp_path_factory.mktemp("camera_train"))
@@ -48,7 +60,11 @@ def test_demo(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def camera_model_path(train_demo, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path, _ = train([train_demo], tmp_path_factory.mktemp("camera_model") / "model.npz", TrainSettings())
+    # the holding forest (camera/holding.py) learns from the two demo routines too: one short session shows too
+    # few grasps and holds
+    more = [render_routine(r, 13, tmp_path_factory.mktemp(f"camera_train_{r}")) for r in ROUTINES]
+    path, _ = train([train_demo], tmp_path_factory.mktemp("camera_model") / "model.npz", TrainSettings(),
+                    hold_sessions=[train_demo, *more])
     return path
 
 

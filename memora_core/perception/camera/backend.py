@@ -20,6 +20,8 @@ from memora_core.consolidation.speech import spoken
 from memora_core.perception.base import PerceptionBackend, PerceptionConfig, PerceptionInput, register_backend
 from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.features import FEATURE_NAMES, region_vector
+from memora_core.perception.camera.hand_timing import HandTiming
+from memora_core.perception.camera.holding import HoldReader
 from memora_core.perception.camera.labels import NO_LABEL
 from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.name_votes import NameVotes
@@ -44,6 +46,14 @@ def solid_regions(rgb: np.ndarray, regions: list[Region], min_solidity: float) -
 
 
 @dataclass
+class _Frame:
+    """What the hand reader (holding.py) needs of the latest frame."""
+    cls: np.ndarray
+    hand: np.ndarray
+    touching_areas: list[int]
+
+
+@dataclass
 class _Seen:
     track: Track
     held: bool
@@ -63,6 +73,8 @@ class CameraPerception(PerceptionBackend):
         self._trackers: OrderedDict[str, VideoTracker] = OrderedDict()
         self._reported: dict[str, int] = {}  # video -> events already reported
         self._said: dict[str, list[tuple[str, str, float]]] = {}  # video -> (kind, object name, key time) reported
+        self._holds: dict[str, HandTiming] = {}  # video -> when the hand took hold and let go (hand_timing.py)
+        self._frame: _Frame | None = None
         self._audio = None
         self._duration: dict[str, float] = {}  # video -> duration, when known (set_duration)
         self._products = ProductBook(self.cfg.product_min_seen)  # labels read clearly, over the videos seen
@@ -89,10 +101,13 @@ class CameraPerception(PerceptionBackend):
                 reach_window_s=c.reach_window_s, put_lead_s=c.put_lead_s)
             self._reported[video_id] = 0
             self._said[video_id] = []
+            if self.cfg.hand_timing and "holding" in self.model.forests:
+                self._holds[video_id] = HandTiming(HoldReader(self.model.forests["holding"]), self.cfg.hand_timing_s,
+                                                   self.cfg.hand_drop_unmatched)
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)
-                self._reported.pop(old, None)
-                self._said.pop(old, None)
+                for d in (self._reported, self._said, self._holds):
+                    d.pop(old, None)
         self._trackers.move_to_end(video_id)
         return tr
 
@@ -103,6 +118,7 @@ class CameraPerception(PerceptionBackend):
                                           context=self.model.context if self.cfg.pixel_context else None,
                                           merge=(self.model.merge, self.cfg.merge_min_p)
                                           if self.cfg.instance_merge and self.model.merge is not None else None)
+        self._frame = _Frame(cls, hand, [r.area for r in regions if r.touches_hand])
         if not regions:
             return [], float((cls == TABLE).mean()), hand
         regions, x = solid_regions(rgb, regions, self.cfg.min_solidity)
@@ -190,6 +206,9 @@ class CameraPerception(PerceptionBackend):
             sights, table_frac, hand = self.sightings(rgb, t)
             table_seen |= table_frac >= self.cfg.min_surface_frac
             tracker.step(t, sights, cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), hand)
+            timing = self._holds.get(seg.video_id)
+            if timing is not None and self._frame is not None:
+                timing.reader.step(t, self._frame.cls, self._frame.hand, self._frame.touching_areas, tracker.view)
             for tr in tracker.tracks:
                 if tr.last_seen == t and tr.state == "resting":
                     seen[tr.id] = _Seen(tr, False)
@@ -199,11 +218,17 @@ class CameraPerception(PerceptionBackend):
             self._begin_naming(seg.video_id, tracker)
             shown = [s.track for s in seen.values() if s.track.seen >= self.cfg.min_report_seen]
             objects = self._distinct([self._object(t, tracker) for t in shown], shown)
-            if item.payload == "end" or seg.end_s >= self._duration.get(seg.video_id, float("inf")) - 1e-6:
+            ended = item.payload == "end" or seg.end_s >= self._duration.get(seg.video_id, float("inf")) - 1e-6
+            if ended:
                 tracker.flush_all()
+                if seg.video_id in self._holds:
+                    self._holds[seg.video_id].reader.finish()
             new = tracker.events[self._reported[seg.video_id]:]
             self._reported[seg.video_id] = len(tracker.events)
-            actions = [self._action(e, tracker) for e in self._once(new, tracker, seg.video_id)]
+            timed = self._hand_timed(self._once(new, tracker, seg.video_id), seg.video_id, tracker)
+            if ended and seg.video_id in self._holds:
+                timed = sorted(timed + self._holds[seg.video_id].unread_holds(tracker), key=lambda e: e.key_s)
+            actions = [self._action(e, tracker) for e in timed]
         if table_seen:
             objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))
         if not seg.transcript and self.cfg.transcribe and self.cfg.video_root:
@@ -275,6 +300,11 @@ class CameraPerception(PerceptionBackend):
             said.append((g[0].kind, name, key))
         return out
 
+    def _hand_timed(self, events: list[Event], video_id: str, tracker: VideoTracker) -> list[Event]:
+        """The events timed by the hand (hand_timing.py); as read without a hand reader."""
+        timing = self._holds.get(video_id)
+        return events if timing is None else timing.timed(events, tracker)
+
     def set_duration(self, video_id: str, duration_s: float) -> None:
         """The video's length: its last segment reports what still waits (a put into a container)."""
         self._duration[video_id] = duration_s
@@ -285,6 +315,7 @@ class CameraPerception(PerceptionBackend):
         self._trackers.clear()
         self._reported.clear()
         self._said.clear()
+        self._holds.clear()
 
 
 register_backend("camera", CameraPerception)

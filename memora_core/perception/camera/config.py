@@ -47,6 +47,12 @@ class CameraPerceptionConfig(BaseModel):
     same_action_s: float = Field(default=1.0, ge=0, description="actions of one kind on objects of one name this "
                                  "close in time are one action (one object followed as two tracks, both moved): "
                                  "reported once, at their mean time")
+    hand_timing: bool = Field(default=True, description="time picks and puts by when the hand took hold and let go, "
+                              "read by the model's holding forest (camera/holding.py) when it has one")
+    hand_timing_s: float = Field(default=2.5, ge=0, description="a pick (put) is timed at the nearest grasp (release) "
+                                 "of the hand within this many seconds of when the tracker read it")
+    hand_drop_unmatched: bool = Field(default=True, description="drop a pick or put with no grasp or release of the "
+                                      "hand within hand_timing_s (nothing was taken or let go then)")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "

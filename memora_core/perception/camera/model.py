@@ -180,6 +180,10 @@ class CameraModel:
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                  classes=[str(c) for c in z[f"{a}.classes"]])
                        for a in ATTRIBUTES + OPTIONAL_ATTRIBUTES if a in ATTRIBUTES or f"{a}.feature" in z.files}
+            if "holding.feature" in z.files:  # when the hand holds something (holding.py); older files: none
+                forests["holding"] = Forest(*(z[f"holding.{k}"] for k in ("feature", "threshold", "left", "right",
+                                                                           "value")),
+                                            classes=[str(c) for c in z["holding.classes"]])
             merge = None
             if "merge.feature" in z.files:  # older files: none
                 if tuple(z["merge.features"].tolist()) != PAIR_FEATURE_NAMES or \

@@ -44,6 +44,7 @@ class VideoTracker:
         self.dt = 0.5  # seconds between the last two frames
         self.hands: list[tuple[float, np.ndarray]] = []  # (t, hand mask) of the frames of the last `forget_s`
         self.moves = MoveReader(self)
+        self.view: np.ndarray | None = None  # the view's transform from the frame before to the latest (None: unknown)
 
     # ------------------------------------------------------------------ helpers
     def look_cost(self, a: Track, colour: str | None, category: np.ndarray | None) -> float:
@@ -98,7 +99,7 @@ class VideoTracker:
             self.hands = [(ht, hm) for ht, hm in self.hands if t - ht <= self.forget_s] + [(t, hand)]
         live = [tr for tr in self.tracks if tr.alive]
         if grey is not None:
-            a = self.motion.update(grey, hand)
+            a = self.view = self.motion.update(grey, hand)
             for tr in live:
                 tr.pos = apply(a, tr.pos)
         # 1. every track keeps its place if a like region is there

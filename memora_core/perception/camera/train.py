@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from memora_core.perception.camera.features import COLOUR_FEATURES, FEATURE_NAMES, region_vector
@@ -38,6 +39,8 @@ from memora_core.perception.camera.codec import jpeg_roundtrip
 from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.context import ContextClassifier, colour_probabilities, fit_context
 from memora_core.perception.camera.hand import hand_share_table
+from memora_core.perception.camera.holding import HELD, hold_measures, warp_mask, with_context
+from memora_core.perception.camera.motion import ViewMotion
 from memora_core.perception.camera.regions import (LUT_BITS, PalmSettings, coarse_hue, find_regions, lut_index,
                                                    object_pixels)
 
@@ -64,6 +67,8 @@ class TrainSettings:
     merge_samples: int = 80000  # pairs the merge forest is fitted on at most (an even spread of those collected)
     merge_min_p: float = 0.5    # the merge bar at which the attribute forests' training regions are found
     colour_forest: bool = True  # learn colour words from the regions' colour measures (else colour.py's hue rule)
+    holding: bool = True        # learn when the hand holds something (holding.py), from `hold_sessions` or `sessions`
+    hold_trees: int = 50
 
 
 @dataclass
@@ -152,8 +157,32 @@ def region_samples(frames, lut: np.ndarray, st: TrainSettings, hand_share: np.nd
     return np.array(xs, np.float32), ys
 
 
+def hold_samples(sessions, lut: np.ndarray, st: TrainSettings, hand_share: np.ndarray | None = None,
+                 context: ContextClassifier | None = None,
+                 merge: MergeForest | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per frame (at the segment rate) the hand measures with their context (holding.with_context), measured as at
+    inference, and whether the renderer's record says the hand held an object then."""
+    palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
+    xs, ys = [], []
+    for s in sessions:
+        meta, trace = s.meta(), s.trace()
+        motion, before, rows = ViewMotion(), None, []
+        for t, rgb in decode_video(s.video, list(np.arange(0.0, meta.duration_s, 1.0 / st.fps)), fps=meta.fps):
+            if st.codec_quality is not None:
+                rgb = jpeg_roundtrip(rgb, st.codec_quality)
+            regions, cls, hand = find_regions(rgb, lut, st.min_px, st.min_part, palm=palm, context=context,
+                                              merge=None if merge is None else (merge, st.merge_min_p))
+            view = motion.update(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), hand)
+            rows.append(hold_measures(cls, hand, [r.area for r in regions if r.touches_hand],
+                                      None if before is None else warp_mask(before, view)))
+            before = cls == OBJECT
+            ys.append(HELD if trace.attached[trace.index_at(t)] >= 0 else "empty")
+        xs.append(with_context(np.array(rows)))
+    return np.vstack(xs), np.array(ys)
+
+
 def train(sessions, out: Path | str, st: TrainSettings | None = None,
-          progress: Callable[[str], None] | None = None) -> tuple[Path, dict]:
+          progress: Callable[[str], None] | None = None, hold_sessions=None) -> tuple[Path, dict]:
     from sklearn.ensemble import RandomForestClassifier
 
     st = st or TrainSettings()
@@ -182,5 +211,14 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         rf.fit(x if cols is None else x[:, list(cols)], y)
         forests[a] = forest_from_sklearn(rf, classes, cols)
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
+    if st.holding:
+        hx, hy = hold_samples(hold_sessions or sessions, lut, st, hand_share, context, merge)
+        if len(set(hy.tolist())) == 2:
+            classes = sorted(set(hy.tolist()))
+            rf = RandomForestClassifier(n_estimators=st.hold_trees, max_depth=st.max_depth, random_state=st.seed,
+                                        min_samples_leaf=3, n_jobs=1, oob_score=True)
+            rf.fit(hx, np.array([classes.index(v) for v in hy]))
+            forests["holding"] = forest_from_sklearn(rf, classes)
+            report["holding_frames"], report["holding_oob_accuracy"] = int(len(hy)), round(float(rf.oob_score_), 4)
     path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge).save(out)
     return path, report

@@ -1,0 +1,99 @@
+"""The tracker's actions timed by the hand: a pick at the moment the hand took hold, a put at the moment it let go.
+
+The tracker (tracker.py, moves.py) knows what moved and where to; the hand reader (holding.py) knows when the hand
+took hold and let go. Per video, each grasp and each release times at most one action:
+- a pick is timed at the nearest grasp within `within_s` of when the tracker read it; a put at the nearest release
+  within `within_s`, or else, when its object's pick was timed by a grasp, at the release that ended that hold (the
+  tracker learns of a put only once the object shows at rest after the hand drew back, sometimes seconds later);
+- a pick or put with no such moment is dropped when `drop_unmatched` (nothing was taken or let go then);
+- an object whose pick was timed by a grasp and that the tracker has not seen put anywhere when that hold ended is
+  put where the tracker last placed it (in its container, else on the surface) at the release: whatever the hand
+  took, it let go of when it let go;
+- pours keep the tracker's time (the middle of the pour, while the hand holds)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from memora_core.perception.camera.holding import HoldReader
+from memora_core.perception.camera.tracks import Event
+
+
+@dataclass
+class HandTiming:
+    reader: HoldReader
+    within_s: float
+    drop_unmatched: bool
+    claimed: set[int] = field(default_factory=set)       # transitions that timed an action
+    holds: dict[int, int] = field(default_factory=dict)  # track -> the grasp its latest pick was timed by
+
+    def _release_after(self, grasp: int) -> int | None:
+        """The release that ended the hold begun at transition `grasp` (unclaimed), if the reader has seen it."""
+        nxt = grasp + 1
+        tr = self.reader.transitions
+        if nxt < len(tr) and tr[nxt][1] == "release" and nxt not in self.claimed:
+            return nxt
+        return None
+
+    def timed(self, events: list[Event], tracker) -> list[Event]:
+        """`events` (one batch, as the tracker reported them) timed by the hand; `tracker` gives a track's place.
+        Events and moments are paired nearest first (a move read 0.3 s from a grasp gets it before one read
+        0.8 s from it), one moment per event and one event per moment."""
+        moments = self.reader.transitions
+        want = {"pick": "grasp", "put": "release"}
+        pairs = sorted((abs(t - e.key_s), j, i) for j, e in enumerate(events) if e.kind in want
+                       for i, (t, k) in enumerate(moments)
+                       if k == want[e.kind] and i not in self.claimed and abs(t - e.key_s) <= self.within_s)
+        chosen: dict[int, int] = {}
+        for _, j, i in pairs:
+            if j not in chosen and i not in self.claimed:
+                chosen[j] = i
+                self.claimed.add(i)
+        picked: dict[int, int] = {}  # track -> grasp, picks of this batch
+        for j, e in enumerate(events):
+            if e.kind == "pick" and j in chosen:
+                self.holds[e.track] = picked[e.track] = chosen[j]
+        out: list[Event] = []
+        for j, e in enumerate(events):
+            if e.kind not in want:
+                out.append(e)
+                continue
+            i = chosen.get(j)
+            if i is None and e.kind == "put" and e.track in self.holds:
+                i = self._release_after(self.holds[e.track])  # read late: the release that ended its hold
+                if i is not None:
+                    self.claimed.add(i)
+            if i is None:
+                if not self.drop_unmatched:
+                    out.append(e)
+                continue
+            out.append(replace(e, key_s=moments[i][0]))
+        put_tracks = {e.track for e in out if e.kind in ("put", "pour")}
+        for track, grasp in picked.items():
+            r = None if track in put_tracks else self._release_after(grasp)
+            if r is not None:
+                self.claimed.add(r)
+                t = moments[r][0]
+                out.append(Event("put", track, t, t, t, target=tracker.tracks[track].inside))
+        return sorted(out, key=lambda e: e.key_s)
+
+    def unread_holds(self, tracker) -> list[Event]:
+        """At the end of the video, the holds no action was timed by: the hand took something the tracker did not
+        read as moved. What it took is the object that went missing from its place with the hand there, from a
+        second before the grasp to `within_s` after it (the one seen most, when several did), not one another
+        hold took: picked at the grasp and put at the release, where the tracker last placed it."""
+        moments, out = self.reader.transitions, []
+        for g in range(len(moments) - 1):
+            if moments[g][1] != "grasp" or g in self.claimed or moments[g + 1][1] != "release" \
+                    or g + 1 in self.claimed:
+                continue
+            tg, tr_ = moments[g][0], moments[g + 1][0]
+            taken = [tr for tr in tracker.tracks if tr.missing_since is not None and tr.hand_at_miss
+                     and tr.seen >= tracker.stable_seen and tr.id not in self.holds
+                     and tg - 1.0 <= tr.missing_since <= tg + self.within_s]
+            if not taken:
+                continue
+            tr = max(taken, key=lambda c: c.seen)
+            self.claimed.update((g, g + 1))
+            self.holds[tr.id] = g
+            out += [Event("pick", tr.id, tg, tg, tg), Event("put", tr.id, tr_, tr_, tr_, target=tr.inside)]
+        return out
