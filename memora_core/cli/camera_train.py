@@ -3,7 +3,10 @@ rendered demonstrations, reproducibly: the same sessions and seeds give a byte-i
 training sessions into --out when missing, lossless by default (--crf 0): libx264 at its lossy default gave different
 bytes for the same rendered frames now and then (2026-12-02), so a model trained on lossy renders could not be made
 again; lossless decoding returns exactly the rendered frames (after the yuv420p conversion, which is deterministic),
-whatever bitstream the encoder picks. Writes the model where perception.yaml's camera.model_path points (or --model)."""
+whatever bitstream the encoder picks. Writes the model where perception.yaml's camera.model_path points (or --model).
+The forest telling when the hand holds something (camera/holding.py) learns from --hold-sessions sessions per routine
+(the first --sessions of them are the other forests' sessions), labelled by the renderer's record of what the hand
+holds."""
 from __future__ import annotations
 
 import argparse
@@ -52,7 +55,9 @@ def _run(args: argparse.Namespace) -> int:
           f"camera model {path}: {report['regions']} regions from {len(sessions)} sessions; out-of-bag accuracy "
           f"category {report['category_oob_accuracy']}, material {report['material_oob_accuracy']}, "
           f"label {report['label_oob_accuracy']}"
-          + (f", colour {report['colour_oob_accuracy']}" if "colour_oob_accuracy" in report else ""))
+          + (f", colour {report['colour_oob_accuracy']}" if "colour_oob_accuracy" in report else "")
+          + (f"; holding {report['holding_oob_accuracy']} over {report['holding_frames']} frames"
+             if "holding_oob_accuracy" in report else ""))
     return 0
 
 

@@ -97,3 +97,4 @@ def test_cli_refuses_bad_input() -> None:
 
     assert main(["perception-bench", "--sessions", "0"]) == 2
     assert main(["camera-train", "--sessions", "0"]) == 2
+    assert main(["camera-train", "--hold-sessions", "-1"]) == 2
