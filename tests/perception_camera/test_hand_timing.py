@@ -47,11 +47,30 @@ def test_a_hold_with_no_put_read_ends_in_a_put_where_the_object_lies():
     assert [(e.kind, e.track, e.key_s, e.target) for e in out] == [("pick", 2, 2.75, None), ("put", 2, 6.25, 0)]
 
 
-def test_pours_keep_their_time():
+def test_pours_keep_their_time_without_tilted_frames():
     t = timing([(2.75, "grasp"), (9.25, "release")])
     out = t.timed([Event("pick", 1, 3.0, 3.0, 3.0), Event("pour", 1, 5.5, 4.0, 7.0, target=0),
                    Event("put", 1, 9.0, 9.0, 9.0)], TRACKER)
     assert [(e.kind, e.key_s) for e in out] == [("pick", 2.75), ("pour", 5.5), ("put", 9.25)]
+
+
+def test_a_pour_is_timed_by_the_tilted_frames_of_its_hold():
+    t = timing([(2.75, "grasp"), (9.25, "release")])
+    t.reader.tilted = [5.0, 5.5, 6.5]
+    out = t.timed([Event("pick", 1, 3.0, 3.0, 3.0), Event("pour", 1, 7.5, 7.0, 8.0, target=0),
+                   Event("put", 1, 9.0, 9.0, 9.0)], TRACKER)
+    assert [(e.kind, e.key_s, e.target) for e in out] == [("pick", 2.75, None), ("pour", 5.75, 0), ("put", 9.25, None)]
+
+
+def test_a_hold_with_tilted_frames_and_no_pour_read_pours_into_the_container_under_the_hand():
+    t = timing([(2.75, "grasp"), (9.25, "release")])
+    t.reader.tilted = [5.0, 5.5, 6.5]
+    t.over = [(4.5, None), (5.0, 2), (5.5, 2), (6.0, 0), (6.5, 2), (7.0, None)]
+    out = t.timed([Event("pick", 1, 3.0, 3.0, 3.0), Event("put", 1, 9.0, 9.0, 9.0)], TRACKER)
+    assert [(e.kind, e.key_s, e.target) for e in out] == [("pick", 2.75, None), ("pour", 5.75, 2), ("put", 9.25, None)]
+    still = timing([(2.75, "grasp"), (9.25, "release")])  # no tilted frame: no pour
+    assert [e.kind for e in still.timed([Event("pick", 1, 3.0, 3.0, 3.0), Event("put", 1, 9.0, 9.0, 9.0)],
+                                        TRACKER)] == ["pick", "put"]
 
 
 def test_the_move_read_nearest_a_moment_gets_it():

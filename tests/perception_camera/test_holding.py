@@ -1,10 +1,12 @@
 """When the hand holds something (camera/holding.py), read from rendered frames by the holding forest of a model
 trained on other rendered layouts (conftest.py): each hold the renderer recorded is read once (a pour is no
-let-go), its grasp and release within a second at the median, two at most; a lone misread frame makes no grasp."""
+let-go), its grasp and release within a second at the median, two at most; a lone misread frame makes no grasp. The
+pour's tilted frames are not read on this layout (strict xfail: a known gap)."""
 from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from memora_core.perception.camera.backend import CameraPerception
 from memora_core.perception.camera.groundtruth import decode_video
@@ -24,20 +26,35 @@ def truth_moments(session) -> list[tuple[float, str]]:
             if held[i] != held[i - 1]]
 
 
-def test_grasps_and_releases_read_from_the_frames(camera_model, camera_config, test_demo):
-    assert "holding" in camera_model.forests
+def read_holds(camera_model, camera_config, session) -> HoldReader:
     backend = CameraPerception(camera_config, model=camera_model)
-    reader = HoldReader(camera_model.forests["holding"])
-    meta = test_demo.meta()
+    reader = HoldReader(camera_model.forests["holding"], camera_model.forests.get("pouring"))
+    meta = session.meta()
     motion = ViewMotion()
-    for t, rgb in decode_video(test_demo.video, list(np.arange(0.0, meta.duration_s, 0.5)), fps=meta.fps):
+    for t, rgb in decode_video(session.video, list(np.arange(0.0, meta.duration_s, 0.5)), fps=meta.fps):
         sights, _, hand = backend.sightings(rgb, t)
         view = motion.update(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), hand)
         f = backend._frame
         reader.step(t, f.cls, f.hand, f.touching_areas, view)
     reader.finish()
+    return reader
+
+
+def test_grasps_and_releases_read_from_the_frames(camera_model, camera_config, test_demo):
+    assert "holding" in camera_model.forests
+    reader = read_holds(camera_model, camera_config, test_demo)
     truth = truth_moments(test_demo)
     assert [k for _, k in reader.transitions] == [k for _, k in truth]  # every hold, once: the pour is no let-go
     dts = [abs(a - b) for (a, _), (b, _) in zip(reader.transitions, truth)]
     # measured on this layout: 0.8, 0.9, 0.2 and 1.8 s (the spoon, thin, reads let go as it is lowered into the bowl)
     assert np.median(dts) <= 1.0 and max(dts) <= 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the tilt forest reads 5 of the 6 pours of dev seed 4711 but no "
+                   "tilted frame in this layout's pour (nor does the model `memora camera-train` makes)")
+def test_the_pour_is_read_as_tilted_frames_in_its_hold(camera_model, camera_config, test_demo):
+    assert "pouring" in camera_model.forests
+    reader = read_holds(camera_model, camera_config, test_demo)
+    pour = next(e for e in test_demo.events().events if e.kind == "pour")
+    assert reader.tilted and all(pour.start_s - 1.0 <= t <= pour.end_s + 1.0 for t in reader.tilted)
+    assert abs((min(reader.tilted) + max(reader.tilted)) / 2 - pour.key_s) <= 1.0

@@ -102,8 +102,8 @@ class CameraPerception(PerceptionBackend):
             self._reported[video_id] = 0
             self._said[video_id] = []
             if self.cfg.hand_timing and "holding" in self.model.forests:
-                self._holds[video_id] = HandTiming(HoldReader(self.model.forests["holding"]), self.cfg.hand_timing_s,
-                                                   self.cfg.hand_drop_unmatched)
+                reader = HoldReader(self.model.forests["holding"], self.model.forests.get("pouring"))
+                self._holds[video_id] = HandTiming(reader, self.cfg.hand_timing_s, self.cfg.hand_drop_unmatched)
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)
                 for d in (self._reported, self._said, self._holds):
@@ -209,6 +209,7 @@ class CameraPerception(PerceptionBackend):
             timing = self._holds.get(seg.video_id)
             if timing is not None and self._frame is not None:
                 timing.reader.step(t, self._frame.cls, self._frame.hand, self._frame.touching_areas, tracker.view)
+                timing.saw(t, hand, tracker)
             for tr in tracker.tracks:
                 if tr.last_seen == t and tr.state == "resting":
                     seen[tr.id] = _Seen(tr, False)

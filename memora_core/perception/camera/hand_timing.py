@@ -9,7 +9,11 @@ took hold and let go. Per video, each grasp and each release times at most one a
 - an object whose pick was timed by a grasp and that the tracker has not seen put anywhere when that hold ended is
   put where the tracker last placed it (in its container, else on the surface) at the release: whatever the hand
   took, it let go of when it let go;
-- pours keep the tracker's time (the middle of the pour, while the hand holds)."""
+- a pour is timed in the middle of the hold's tilted frames (holding.py's second forest) when the reader saw any,
+  else it keeps the tracker's time; a hold with tilted frames and no pour read pours into the container the hand was
+  over most in those frames (no target when it was over none);
+- at the end of the video, a hold no action was timed by takes the object that went missing with the hand there
+  around its grasp (`unread_holds`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -25,6 +29,35 @@ class HandTiming:
     drop_unmatched: bool
     claimed: set[int] = field(default_factory=set)       # transitions that timed an action
     holds: dict[int, int] = field(default_factory=dict)  # track -> the grasp its latest pick was timed by
+    over: list[tuple[float, int | None]] = field(default_factory=list)  # (t, the container at rest the hand is on)
+
+    def saw(self, t: float, hand, tracker) -> None:
+        """A frame's hand mask (None: none found): the container at rest it lies on most, if any."""
+        best, most = None, 0
+        if hand is not None:
+            for tr in tracker.tracks:
+                if tr.state == "resting" and tr.missing_since is None and tracker.is_container(tr):
+                    x, y, w, h = tr.box
+                    n = int(hand[max(0, y):y + h, max(0, x):x + w].sum())
+                    if n > most:
+                        best, most = tr.id, n
+        self.over.append((t, best))
+
+    def _pour(self, track: int, release: int, read: list[Event]) -> list[Event]:
+        """The pour of the hold that ended at transition `release`: the tracker's pours in it (`read`) retimed to
+        the middle of its tilted frames, or one pour there when the tracker read none; none without tilted frames."""
+        if release < 1:
+            return []
+        g, r = self.reader.transitions[release - 1][0], self.reader.transitions[release][0]
+        tilted = [t for t in self.reader.tilted if g < t < r]
+        if not tilted:
+            return []
+        mid = (min(tilted) + max(tilted)) / 2
+        if read:
+            return [replace(e, key_s=mid) for e in read]
+        seen = [c for t, c in self.over if c is not None and min(tilted) <= t <= max(tilted)]
+        target = max(set(seen), key=seen.count) if seen else None
+        return [Event("pour", track, mid, min(tilted), max(tilted), target=target)]
 
     def _release_after(self, grasp: int) -> int | None:
         """The release that ended the hold begun at transition `grasp` (unclaimed), if the reader has seen it."""
@@ -53,9 +86,12 @@ class HandTiming:
             if e.kind == "pick" and j in chosen:
                 self.holds[e.track] = picked[e.track] = chosen[j]
         out: list[Event] = []
+        ended: list[tuple[int, int]] = []  # (track, release) of the puts timed by a release
+        pours = [e for e in events if e.kind == "pour"]
         for j, e in enumerate(events):
             if e.kind not in want:
-                out.append(e)
+                if e.kind != "pour":
+                    out.append(e)
                 continue
             i = chosen.get(j)
             if i is None and e.kind == "put" and e.track in self.holds:
@@ -67,13 +103,23 @@ class HandTiming:
                     out.append(e)
                 continue
             out.append(replace(e, key_s=moments[i][0]))
-        put_tracks = {e.track for e in out if e.kind in ("put", "pour")}
+            if e.kind == "put":
+                ended.append((e.track, i))
+        put_tracks = {e.track for e in out if e.kind == "put"} | {e.track for e in pours}
         for track, grasp in picked.items():
             r = None if track in put_tracks else self._release_after(grasp)
             if r is not None:
                 self.claimed.add(r)
                 t = moments[r][0]
                 out.append(Event("put", track, t, t, t, target=tracker.tracks[track].inside))
+                ended.append((track, r))
+        for track, r in ended:
+            mine = [e for e in pours if e.track == track and moments[r - 1][0] - self.within_s <= e.key_s
+                    <= moments[r][0]]
+            poured = self._pour(track, r, mine)
+            out += poured
+            pours = [e for e in pours if e not in mine or not poured]
+        out += pours  # the tracker's pours no hold with tilted frames timed
         return sorted(out, key=lambda e: e.key_s)
 
     def unread_holds(self, tracker) -> list[Event]:
@@ -96,4 +142,5 @@ class HandTiming:
             self.claimed.update((g, g + 1))
             self.holds[tr.id] = g
             out += [Event("pick", tr.id, tg, tg, tg), Event("put", tr.id, tr_, tr_, tr_, target=tr.inside)]
+            out += self._pour(tr.id, g + 1, [])
         return out

@@ -8,7 +8,9 @@ before were, once the view's own motion is taken out), sticks out past it over t
 region. A forest trained on rendered demonstrations (`memora camera-train`; the label is the renderer's record of
 what the hand holds) reads these measures of a frame together with how they changed from the frame before and to
 the frame after; a frame's state is the majority of its own reading and its two neighbours', so one misread frame
-makes no grasp. hand_timing.py times the tracker's actions by these moments."""
+makes no grasp. A second forest reads, of the frames in a hold, those where the held object is tilted (pouring;
+labelled by the object's lean in the renderer's record). hand_timing.py times the tracker's actions by these
+moments."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,6 +24,15 @@ HOLD_MEASURES = ("hand_area", "hand_x0", "hand_x1", "hand_y0", "hand_y1", "objec
                  "object_within_16px", "object_within_32px", "background_around_hand", "table_around_hand",
                  "regions_touching", "touching_area", "largest_touching", "moved_share")
 HELD = "held"
+TILTED = "tilted"
+POUR_TILT_DEG = 45.0  # a held object whose up axis leans this far from vertical is tilted (pouring), for training
+
+
+def tilted_label(quat_wxyz: np.ndarray) -> str:
+    """TILTED when the body's up axis leans more than POUR_TILT_DEG from the world's vertical, else HELD."""
+    w, x, y, z = (float(v) for v in quat_wxyz)
+    up_z = 1.0 - 2.0 * (x * x + y * y)
+    return TILTED if up_z < np.cos(np.radians(POUR_TILT_DEG)) else HELD
 
 
 def warp_mask(mask: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -83,6 +94,8 @@ class HoldReader:
     next reading), or at `finish()`."""
 
     forest: object  # model.Forest with classes including HELD
+    pour_forest: object | None = None  # model.Forest with classes including TILTED: held frames tilted (pouring)
+    tilted: list[float] = field(default_factory=list)  # times of held frames read as tilted
     times: list[float] = field(default_factory=list)
     xs: list[np.ndarray] = field(default_factory=list)
     transitions: list[tuple[float, str]] = field(default_factory=list)  # (t, "grasp" | "release")
@@ -123,4 +136,8 @@ class HoldReader:
                 t = self.times[i] if i == 0 else (self.times[i - 1] + self.times[i]) / 2
                 self.transitions.append((t, "grasp" if s else "release"))
                 self._state = s
+            if s and self.pour_forest is not None:
+                q = self.pour_forest.predict_proba(x[i - lo:i - lo + 1])[0, list(self.pour_forest.classes).index(TILTED)]
+                if q >= 0.5:
+                    self.tilted.append(self.times[i])
         self._decided = upto

@@ -180,10 +180,11 @@ class CameraModel:
             forests = {a: Forest(*(z[f"{a}.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                  classes=[str(c) for c in z[f"{a}.classes"]])
                        for a in ATTRIBUTES + OPTIONAL_ATTRIBUTES if a in ATTRIBUTES or f"{a}.feature" in z.files}
-            if "holding.feature" in z.files:  # when the hand holds something (holding.py); older files: none
-                forests["holding"] = Forest(*(z[f"holding.{k}"] for k in ("feature", "threshold", "left", "right",
-                                                                           "value")),
-                                            classes=[str(c) for c in z["holding.classes"]])
+            for name in ("holding", "pouring"):  # when the hand holds something, tilted (holding.py); older: none
+                if f"{name}.feature" in z.files:
+                    forests[name] = Forest(*(z[f"{name}.{k}"] for k in ("feature", "threshold", "left", "right",
+                                                                         "value")),
+                                           classes=[str(c) for c in z[f"{name}.classes"]])
             merge = None
             if "merge.feature" in z.files:  # older files: none
                 if tuple(z["merge.features"].tolist()) != PAIR_FEATURE_NAMES or \

@@ -39,7 +39,7 @@ from memora_core.perception.camera.codec import jpeg_roundtrip
 from memora_core.perception.camera.config import CameraPerceptionConfig
 from memora_core.perception.camera.context import ContextClassifier, colour_probabilities, fit_context
 from memora_core.perception.camera.hand import hand_share_table
-from memora_core.perception.camera.holding import HELD, hold_measures, warp_mask, with_context
+from memora_core.perception.camera.holding import HELD, TILTED, hold_measures, tilted_label, warp_mask, with_context
 from memora_core.perception.camera.motion import ViewMotion
 from memora_core.perception.camera.regions import (LUT_BITS, PalmSettings, coarse_hue, find_regions, lut_index,
                                                    object_pixels)
@@ -161,7 +161,7 @@ def hold_samples(sessions, lut: np.ndarray, st: TrainSettings, hand_share: np.nd
                  context: ContextClassifier | None = None,
                  merge: MergeForest | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per frame (at the segment rate) the hand measures with their context (holding.with_context), measured as at
-    inference, and whether the renderer's record says the hand held an object then."""
+    inference, and what the renderer's record says the hand did then: "empty", HELD, or TILTED (held, leaning)."""
     palm = None if hand_share is None else PalmSettings(hand_share, st.palm_min_share, st.palm_reach)
     xs, ys = [], []
     for s in sessions:
@@ -176,7 +176,9 @@ def hold_samples(sessions, lut: np.ndarray, st: TrainSettings, hand_share: np.nd
             rows.append(hold_measures(cls, hand, [r.area for r in regions if r.touches_hand],
                                       None if before is None else warp_mask(before, view)))
             before = cls == OBJECT
-            ys.append(HELD if trace.attached[trace.index_at(t)] >= 0 else "empty")
+            k = trace.index_at(t)
+            a = int(trace.attached[k])
+            ys.append(tilted_label(trace.obj_quat[k, a]) if a >= 0 else "empty")
         xs.append(with_context(np.array(rows)))
     return np.vstack(xs), np.array(ys)
 
@@ -213,12 +215,15 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
         report[f"{a}_oob_accuracy"] = round(float(rf.oob_score_), 4)
     if st.holding:
         hx, hy = hold_samples(hold_sessions or sessions, lut, st, hand_share, context, merge)
-        if len(set(hy.tolist())) == 2:
-            classes = sorted(set(hy.tolist()))
+        held = np.where(hy == TILTED, HELD, hy)
+        for name, x, y in (("holding", hx, held), ("pouring", hx[held == HELD], hy[held == HELD])):
+            classes = sorted(set(y.tolist()))
+            if len(classes) < 2:
+                continue
             rf = RandomForestClassifier(n_estimators=st.hold_trees, max_depth=st.max_depth, random_state=st.seed,
                                         min_samples_leaf=3, n_jobs=1, oob_score=True)
-            rf.fit(hx, np.array([classes.index(v) for v in hy]))
-            forests["holding"] = forest_from_sklearn(rf, classes)
-            report["holding_frames"], report["holding_oob_accuracy"] = int(len(hy)), round(float(rf.oob_score_), 4)
+            rf.fit(x, np.array([classes.index(v) for v in y]))
+            forests[name] = forest_from_sklearn(rf, classes)
+            report[f"{name}_frames"], report[f"{name}_oob_accuracy"] = int(len(y)), round(float(rf.oob_score_), 4)
     path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge).save(out)
     return path, report
