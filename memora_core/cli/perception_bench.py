@@ -24,6 +24,8 @@ MATCHING = """matching:
   compression  entity observations per retained entity after writing the camera observations to a fresh store
            (deterministic editor), one participant per routine and one doing all routines; median over them
            (oracle_compression_median: the same for the sim oracle's observations).
+  hand     (models with a holding forest) the hand reader's grasps and releases against the renderer's record of
+           what the hand held: one-to-one, same kind, within --max-dt.
   realtime_factor  video seconds per CPU second of camera perception (one thread; frames at the segment rate).
 exit codes: 0 done; 1 failure (e.g. no camera model: run `memora camera-train`); 2 bad input."""
 

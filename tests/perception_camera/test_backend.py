@@ -90,6 +90,8 @@ def test_bench_on_one_session(test_demo, camera_model, camera_config, tmp_path) 
     assert r["compression_median"] > 1.0 and r["oracle_compression_median"] > 1.0
     assert r["realtime_factor"] > 1.0  # faster than the video plays, at 2 frames a second
     assert r["sessions"] == 1 and r["actions"]["oracle"] == 5
+    # the hand reader against the renderer's record: two holds, four moments (test_holding.py: three within 1 s)
+    assert r["hand"]["truth"] == 4 and r["hand"]["matched"] >= 2 and r["hand"]["read"] >= r["hand"]["matched"]
 
 
 def test_cli_refuses_bad_input() -> None:

@@ -14,6 +14,8 @@ the camera from the video's frames at the segment sample times. Matching:
 - compression: the camera observations written to a fresh store with the deterministic editor, one participant
   per routine and one who does every routine (as bench/benchmarks/demo_render_bench.py); entity observations
   per retained entity (memora stats' compression_ratio), median over participants; the oracle's alongside.
+- hand (when the model has a holding forest): the hand reader's grasps and releases against the renderer's record of
+  what the hand held, one-to-one, same kind, within `max_dt_s`.
 - realtime_factor: video seconds per wall second of camera perception alone, on one thread (frames sampled
   at the segment rate, decode excluded)."""
 from __future__ import annotations
@@ -88,6 +90,25 @@ def score_session(cam: list[SegmentObservation], ora: list[SegmentObservation], 
                 dts.append(dt)
         out[f"act_{mode}"], out[f"dts_{mode}"] = len(dts), dts
     return out
+
+
+def score_hand(read: list[tuple[float, str]] | None, session: Any, max_dt_s: float) -> dict[str, Any]:
+    """The hand reader's grasps and releases against the renderer's record of what the hand held (a change of
+    `DemoTrace.attached` between held and empty), one-to-one by smallest |dt| within `max_dt_s`, same kind."""
+    if read is None:
+        return {}
+    trace = session.trace()
+    held = trace.attached >= 0
+    truth = [(float(trace.t[i]), "grasp" if held[i] else "release") for i in range(1, len(held)) if held[i] != held[i - 1]]
+    cand = sorted((abs(a - b), j, i) for j, (a, ka) in enumerate(read) for i, (b, kb) in enumerate(truth)
+                  if ka == kb and abs(a - b) <= max_dt_s)
+    used_r, used_t, dts = set(), set(), []
+    for dt, j, i in cand:
+        if j not in used_r and i not in used_t:
+            used_r.add(j)
+            used_t.add(i)
+            dts.append(dt)
+    return {"hand_truth": len(truth), "hand_read": len(read), "hand_matched": len(dts), "dts_hand": dts}
 
 
 def observe_session(session: Any, participant: str, backend: CameraPerception, oracle: Any,
@@ -167,6 +188,7 @@ def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = 
             oracle.close()
         busy, video_s = busy + b, video_s + dur
         sc = score_session(cam, ora, max_dt_s)
+        sc.update(score_hand(backend.hand_moments(s.video_id), s, max_dt_s))
         # participants as in bench/benchmarks/demo_render_bench.py: one per routine, and one who does them all
         routine = s.meta().routine
         for pid in (routine, "all_routines"):
@@ -202,6 +224,9 @@ def summarise(t: dict[str, Any], ratios: list[float], busy: float, video_s: floa
         "actions_identity": {"recall": div(t["act_identity"], t["act_oracle"]),
                              "precision": div(t["act_identity"], t["act_camera"]),
                              "median_abs_dt_s": med(t["dts_identity"]), "matched": t["act_identity"]},
+        **({"hand": {"recall": div(t["hand_matched"], t["hand_truth"]), "precision": div(t["hand_matched"], t["hand_read"]),
+                     "median_abs_dt_s": med(t["dts_hand"]), "truth": t["hand_truth"], "read": t["hand_read"],
+                     "matched": t["hand_matched"]}} if "hand_truth" in t else {}),
         "compression_median": med(ratios),
         "realtime_factor": div(video_s, busy),
         "per_session": per_session,
