@@ -306,10 +306,11 @@ class CameraPerception(PerceptionBackend):
         timing = self._holds.get(video_id)
         return events if timing is None else timing.timed(events, tracker)
 
-    def hand_moments(self, video_id: str) -> list[tuple[float, str]] | None:
-        """The grasps and releases read so far in a video followed now (None: no hand reader for it)."""
+    def hand_reader(self, video_id: str) -> HoldReader | None:
+        """What the hand did in a video followed now, as read so far: its grasps, releases and tilted frames (None:
+        no hand reader for it)."""
         timing = self._holds.get(video_id)
-        return None if timing is None else list(timing.reader.transitions)
+        return None if timing is None else timing.reader
 
     def set_duration(self, video_id: str, duration_s: float) -> None:
         """The video's length: its last segment reports what still waits (a put into a container)."""

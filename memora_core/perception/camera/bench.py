@@ -60,6 +60,17 @@ def _match(cams: list, oras: list, same: Callable) -> list[tuple[int, int]]:
     return pairs
 
 
+def _pair_nearest(cand: list[tuple[float, int, int]]) -> list[float]:
+    """One-to-one pairs from candidate (|dt|, read, truth) triples, smallest |dt| first: the |dt| of each pair."""
+    used_r, used_t, dts = set(), set(), []
+    for dt, j, i in sorted(cand):
+        if j not in used_r and i not in used_t:
+            used_r.add(j)
+            used_t.add(i)
+            dts.append(dt)
+    return dts
+
+
 def score_session(cam: list[SegmentObservation], ora: list[SegmentObservation], max_dt_s: float) -> dict[str, Any]:
     out = {k: 0 for k in ("obj_oracle", "obj_camera", "obj_name", "obj_identity")}
     name_map: dict[str, str] = {}
@@ -82,12 +93,7 @@ def score_session(cam: list[SegmentObservation], ora: list[SegmentObservation], 
                 (kc, tc), (ko, to) = _key(c), _key(o)
                 if kc == ko and c.nouns and o.nouns and same_obj(c.nouns[0], o.nouns[0]) and abs(tc - to) <= max_dt_s:
                     cand.append((abs(tc - to), j, i))
-        used_c, used_o, dts = set(), set(), []
-        for dt, j, i in sorted(cand):
-            if j not in used_c and i not in used_o:
-                used_c.add(j)
-                used_o.add(i)
-                dts.append(dt)
+        dts = _pair_nearest(cand)
         out[f"act_{mode}"], out[f"dts_{mode}"] = len(dts), dts
     return out
 
@@ -100,14 +106,8 @@ def score_hand(read: list[tuple[float, str]] | None, session: Any, max_dt_s: flo
     trace = session.trace()
     held = trace.attached >= 0
     truth = [(float(trace.t[i]), "grasp" if held[i] else "release") for i in range(1, len(held)) if held[i] != held[i - 1]]
-    cand = sorted((abs(a - b), j, i) for j, (a, ka) in enumerate(read) for i, (b, kb) in enumerate(truth)
-                  if ka == kb and abs(a - b) <= max_dt_s)
-    used_r, used_t, dts = set(), set(), []
-    for dt, j, i in cand:
-        if j not in used_r and i not in used_t:
-            used_r.add(j)
-            used_t.add(i)
-            dts.append(dt)
+    dts = _pair_nearest([(abs(a - b), j, i) for j, (a, ka) in enumerate(read) for i, (b, kb) in enumerate(truth)
+                         if ka == kb and abs(a - b) <= max_dt_s])
     return {"hand_truth": len(truth), "hand_read": len(read), "hand_matched": len(dts), "dts_hand": dts}
 
 
@@ -188,7 +188,8 @@ def run_bench(sessions: list[Any], config: PerceptionConfig, participant: str = 
             oracle.close()
         busy, video_s = busy + b, video_s + dur
         sc = score_session(cam, ora, max_dt_s)
-        sc.update(score_hand(backend.hand_moments(s.video_id), s, max_dt_s))
+        reader = backend.hand_reader(s.video_id)
+        sc.update(score_hand(None if reader is None else reader.transitions, s, max_dt_s))
         # participants as in bench/benchmarks/demo_render_bench.py: one per routine, and one who does them all
         routine = s.meta().routine
         for pid in (routine, "all_routines"):

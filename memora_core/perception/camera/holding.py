@@ -130,14 +130,14 @@ class HoldReader:
         held = (p >= 0.5).astype(np.int8)
         # a frame used here has both neighbours in the window, or is the video's first or last (padded)
         states = smoothed(held)
+        tilt = None if self.pour_forest is None else \
+            self.pour_forest.predict_proba(x)[:, list(self.pour_forest.classes).index(TILTED)]
         for i in range(self._decided, upto):
             s = int(states[i - lo])
             if s != self._state:  # it changed between the frame before and this one: timed half way
                 t = self.times[i] if i == 0 else (self.times[i - 1] + self.times[i]) / 2
                 self.transitions.append((t, "grasp" if s else "release"))
                 self._state = s
-            if s and self.pour_forest is not None:
-                q = self.pour_forest.predict_proba(x[i - lo:i - lo + 1])[0, list(self.pour_forest.classes).index(TILTED)]
-                if q >= 0.5:
-                    self.tilted.append(self.times[i])
+            if s and tilt is not None and tilt[i - lo] >= 0.5:
+                self.tilted.append(self.times[i])
         self._decided = upto
