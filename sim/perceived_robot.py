@@ -201,6 +201,11 @@ class PerceivedSimRobot(SimRobot):
             self.refresh()
         return ok
 
+    def held_along(self, along: float) -> None:
+        if self.held_object() is not None and self._held_seen is not None:
+            obj, offset, rot = self._held_seen
+            self._held_seen = (obj, np.array([along, offset[1], offset[2]]), rot)
+
     def release(self) -> str | None:
         name = self.held_object()
         if name is not None and self._held_seen is not None:

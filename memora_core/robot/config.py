@@ -81,11 +81,23 @@ class GraspPose(_Cfg):
     # (thumb, fingers) closing fractions the empty hand takes before reaching for the object with this pose
     # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
     preshape: tuple[float, float] | None = None
+    # Sweep pinches (`roll_deg`) only: the pre-closed thumb's tip stops the swept object this far along the fingers
+    # from the palm centre (m): the closed hand holds the object's near face there, its centre that plus its half
+    # width along the fingers. A backend that knows the object only from its camera places it so in the hand (the
+    # closed hand hides it); None: where it was seen before the fingers closed.
+    thumb_wall: float | None = Field(default=None, ge=0)
+    # Hands along a long object's axis only: the yaws (deg, as `motion.aligned_yaw_range`) this hand may take
+    # instead of that range, for an object on its arm's side of the body (None: the range). A palm-down hand's
+    # forearm rises above it rather than trailing beside it, so it may also point away from the midline, which
+    # reaches an object at the table's outer edge.
+    yaw_range: tuple[float, float] | None = None
 
     @model_validator(mode="after")
     def _one_turn(self) -> "GraspPose":
         if self.tried_first and self.tried_last:
             raise ValueError(f"grasp pose {self.name!r}: tried_first and tried_last both set")
+        if self.yaw_range is not None and self.yaw_range[0] > self.yaw_range[1]:
+            raise ValueError(f"grasp pose {self.name!r}: yaw_range {list(self.yaw_range)} runs backwards")
         return self
 
     @property

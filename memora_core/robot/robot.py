@@ -184,6 +184,11 @@ class Robot(ABC):
         such hand (or it holds something): the hand stays as it is."""
         return False
 
+    def held_along(self, along: float) -> None:
+        """The closing hand moved what it holds: it now lies `along` m along the fingers from the palm centre (a
+        sweep pinch pushes it against the thumb). A backend that places the held object by where it was seen
+        before the grasp moves it there; one that knows where it is (the simulator's truth) ignores this."""
+
     def seen_fraction(self, name: str) -> float | None:
         """Of `name`'s box, the fraction the view it is kept by explained (1: seen whole); None where objects
         are not perceived, or it is not seen."""

@@ -25,3 +25,11 @@ def test_a_set_without_a_pose_list_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(robot_config, "GRASP_POSE_DIR", tmp_path)
     with pytest.raises(ValueError, match="must be a list"):
         grasp_pose_set("bad")
+
+
+def test_a_yaw_range_that_runs_backwards_is_refused():
+    from memora_core.robot.config import GraspPose
+
+    with pytest.raises(ValueError, match="runs backwards"):
+        GraspPose(name="pinch", pitch_deg=0, orientation_cost=0.5, along_long_axis=True, yaw_range=(120, -120))
+    assert GraspPose(name="pinch", pitch_deg=0, orientation_cost=0.5, yaw_range=(-120, 120)).yaw_range == (-120, 120)

@@ -304,6 +304,10 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         self._forget_sightings(name)  # its place on the table is stale now: it moves with the hand
         return True
 
+    def held_along(self, along: float) -> None:
+        if self._held is not None:
+            self._held_offset = np.array([along, self._held_offset[1], self._held_offset[2]])
+
     def _close_guarded(self, hand) -> None:  # noqa: ANN001 - backends.dex3.Dex3Hand
         """Close `hand` over CLOSE_S in GUARD_POLL_S steps (hand.guarded_close_step), each digit stopping where its
         tactile pads read contact: the first digit to meet the object holds it in place instead of shoving it over

@@ -99,8 +99,11 @@ class GraspChooser:
                 continue
             _, rot = self.robot.object_pose(obj.name)
             axis, _ = max(obj.horizontal_axes(rot), key=lambda a: a[1])
-            out += [pose.model_copy(update={"yaw_deg": yaw})
-                    for yaw in aligned_yaws(axis, pose.yaw_deg, arm, self.cfg.motion.aligned_yaw_range)]
+            # A hand's own yaw range only on its arm's side of the body: from the other side, pointing away from the
+            # midline winds the arm across the body, with no room left for the moves after the grasp.
+            own = pose.yaw_range is not None and side_arm(float(seen[0][1]), self.cfg.motion) == arm
+            yaws = aligned_yaws(axis, pose.yaw_deg, arm, pose.yaw_range if own else self.cfg.motion.aligned_yaw_range)
+            out += [pose.model_copy(update={"yaw_deg": yaw}) for yaw in yaws]
         return out
 
     def shape_hand(self, obj: SceneObject, arm: str, pose: GraspPose, wide: float, rot: np.ndarray) -> None:

@@ -172,6 +172,8 @@ class PickSkill:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
                                    self.c.resolver.movable(self.c.scene.touching_now() - {obj.name}),
                                    cause=FailureCause.PALM_SHORT, gap=gap)
+        if s.pose.thumb_wall is not None:
+            self.robot.held_along(self.swept_to(obj, rot))  # the sweep pushed it against the thumb
         self.lift(obj)
         self.c.scene.check_held(obj.name)
         now, _ = self.robot.object_pose(obj.name)
@@ -179,6 +181,13 @@ class PickSkill:
             raise PrimitiveFailure(FailureReason.SLIPPED, f"{obj.name} did not come up with the hand",
                                    cause=FailureCause.SLIPPED)
         return None
+
+    def swept_to(self, obj: SceneObject, rot: np.ndarray) -> float:
+        """How far along the fingers from the palm centre a sweep pinch leaves `obj` (standing as `rot` when the
+        hand closed): its near face at the thumb's stop, its centre half its narrow width beyond (pushed against
+        the thumb's tip, a long object turns square to the fingers)."""
+        axes = obj.horizontal_axes(rot)
+        return self.c.state.pose.thumb_wall + (min(h for _, h in axes) if axes else obj.radius)
 
     def descend(self, grasp_pt: np.ndarray, checked: list[dict[str, float]], ignore: set[str]) -> None:
         """Pre-grasp and approach, planned again from the arm's actual posture after the transit; when that is
