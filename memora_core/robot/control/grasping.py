@@ -29,6 +29,9 @@ TILT_RAISE = 0.005
 PRESHAPE_MARGIN = 0.006
 # Grasp points of the same arm and hand pose closer than this (m) are one grasp when telling which were tried.
 SAME_GRASP_M = 0.01
+# ... and hand yaws closer than this (deg): a hand along a long object takes its yaw from the object's seen axis, which
+# the nudge turns by a degree or two.
+SAME_GRASP_DEG = 10.0
 
 
 def fewest_moves_first(failures: list[PrimitiveFailure]) -> list[str]:
@@ -51,9 +54,11 @@ def grasp_key(arm: str, pose: GraspPose, grasp_pt: np.ndarray) -> GraspKey:
 
 
 def tried_already(key: GraspKey, tried: set[GraspKey]) -> bool:
-    """The same arm and hand pose at a grasp point within `SAME_GRASP_M` of one in `tried` (a touch that stopped
-    the hand nudges the object a millimetre or two: the grasp that failed would otherwise count as new)."""
-    return any(k[:4] == key[:4] and np.linalg.norm(np.subtract(k[4], key[4])) < SAME_GRASP_M for k in tried)
+    """The same arm and hand pose at a grasp point within `SAME_GRASP_M` of one in `tried`, its yaw within
+    `SAME_GRASP_DEG` (a touch that stopped the hand nudges the object a millimetre or two and may turn it a little:
+    the grasp that failed would otherwise count as new)."""
+    return any(k[0] == key[0] and k[2:4] == key[2:4] and abs((k[1] - key[1] + 180.0) % 360.0 - 180.0) < SAME_GRASP_DEG
+               and np.linalg.norm(np.subtract(k[4], key[4])) < SAME_GRASP_M for k in tried)
 
 
 class GraspChooser:
