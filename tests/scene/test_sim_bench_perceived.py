@@ -60,3 +60,13 @@ def test_a_perceiving_robot_config_is_scored_on_ground_truth(monkeypatch):
     assert isinstance(robot, PerceivedSimRobot) and trial["success"], trial
     real = np.hypot(*(robot.ground_truth_pose(trial["object"])[0][:2] - robot.ground_truth_pose(trial["target"])[0][:2]))
     assert trial["placement_error_m"] == float(real)
+
+
+def test_an_object_on_the_floor_under_the_bowl_is_not_placed():
+    """Dev 100009: the tea box dropped to the floor under the bowl, 2 cm from its centre in the plane, and scored as
+    placed; the bench now checks the height too."""
+    from memora_core.cli.sim_bench import fell_off
+
+    assert fell_off(0.035, 0.75)           # on the floor
+    assert not fell_off(0.775, 0.75)       # standing on the table
+    assert not fell_off(0.745, 0.75)       # a spoon lying in a bowl whose bottom is just below the top's model height
