@@ -202,7 +202,8 @@ class PerceivedSimRobot(SimRobot):
         return ok
 
     def held_along(self, along: float) -> None:
-        if self.held_object() is not None and self._held_seen is not None:
+        # Not once the object was seen whole in the hand (`_look_at_held`): what was seen beats the hand's model.
+        if self.held_object() is not None and self._held_seen is not None and self._held_looks > 0:
             obj, offset, rot = self._held_seen
             self._held_seen = (obj, np.array([along, offset[1], offset[2]]), rot)
 
