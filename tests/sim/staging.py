@@ -38,6 +38,13 @@ def without_poses(robot_cfg: str, drop) -> object:
     return cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
 
 
+def usual_yaws(cfg) -> object:
+    """Robot config model `cfg` with every hand held to `motion.aligned_yaw_range` (no pose's own `yaw_range`): a
+    control written before the palm-down pinches could point away from the midline."""
+    poses = [p.model_copy(update={"yaw_range": None}) for p in cfg.motion.grasp_poses]
+    return cfg.model_copy(update={"motion": cfg.motion.model_copy(update={"grasp_poses": poses})})
+
+
 def finger_pick(cfg, layout: dict, name: str):
     """Pick `name` with the robot config `cfg` (name or model) on `layout`, no recoveries.
     Returns (robot, controller, result, position before)."""

@@ -3,11 +3,13 @@ the layout of dev sim-bench 77009). The rolled sweep pinch's grasp posture is cl
 descent solved down from cruise height (IK chained from the posture above) brings the elbow into the tea box 2 cm
 above the grasp; solved up from the clear grasp posture and run backwards it stays clear, and the spoon is taken.
 Control: with only the descent solved from above, the same pick is refused as no_grasp (the pinches pitched 15 deg left
-out: tried last, their raised wrist also clears the tea box from above)."""
+out: tried last, their raised wrist also clears the tea box from above; and the pinches held to the usual yaws: one
+pointing away from the midline also reaches it from above)."""
 import pytest
 
 from memora_core.robot.control.grasping import GraspChooser
-from tests.sim.staging import assert_refused_untouched, assert_taken_by_fingers, finger_pick, without_poses
+from tests.sim.staging import (assert_refused_untouched, assert_taken_by_fingers, finger_pick, usual_yaws,
+                               without_poses)
 
 pytestmark = pytest.mark.sim
 
@@ -40,7 +42,7 @@ def test_control_only_the_descent_from_above_is_refused(monkeypatch):
         return path + arm.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
 
     monkeypatch.setattr(GraspChooser, "descent", from_above)
-    robot, _, result, before = _pick(without_poses("sim_g1_dex3", lambda p: "pitched" in p.name))
+    robot, _, result, before = _pick(usual_yaws(without_poses("sim_g1_dex3", lambda p: "pitched" in p.name)))
     try:
         assert_refused_untouched(robot, result, before, SPOON)
     finally:
