@@ -46,7 +46,9 @@ class ClosingHand:
         pass
 
 
-def test_an_object_dropped_by_its_source_while_the_fingers_close_stays_held_where_it_was_seen():
+@pytest.fixture
+def holding_g1():
+    """A loopback G1 whose right hand has just closed on the tea box; its source lost the box as the hand closed."""
     pytest.importorskip("unitree_sdk2py")
     robot, seen = seeing_g1()
     seen.append(BOX)
@@ -55,29 +57,25 @@ def test_an_object_dropped_by_its_source_while_the_fingers_close_stays_held_wher
         robot.hands = {"right": ClosingHand(seen.clear), "left": ClosingHand(seen.clear)}
         robot.use_arm("right")
         assert robot.grasp("tea box")
-        assert robot.held_object() == "tea box"
-        held = next(o for o in robot.scene_objects() if o.name == "tea box")  # known, with the hand
-        assert np.linalg.norm(np.subtract(held.position, BOX.position)) < 1e-6  # the hand has not moved
+        yield robot
     finally:
         robot.close()
 
 
-def test_a_sweep_moves_the_held_object_along_the_fingers():
+def test_an_object_dropped_by_its_source_while_the_fingers_close_stays_held_where_it_was_seen(holding_g1):
+    robot = holding_g1
+    assert robot.held_object() == "tea box"
+    held = next(o for o in robot.scene_objects() if o.name == "tea box")  # known, with the hand
+    assert np.linalg.norm(np.subtract(held.position, BOX.position)) < 1e-6  # the hand has not moved
+
+
+def test_a_sweep_moves_the_held_object_along_the_fingers(holding_g1):
     """After a sweep pinch the controller says where the sweep left the object (`Robot.held_along`): the backend holds
     it there, along the fingers, keeping where it lay across them."""
-    pytest.importorskip("unitree_sdk2py")
-    robot, seen = seeing_g1()
-    seen.append(BOX)
-    try:
-        robot.config = robot.config.model_copy(update={"dex3": load_robot_config("unitree_g1").dex3})
-        robot.hands = {"right": ClosingHand(seen.clear), "left": ClosingHand(seen.clear)}
-        robot.use_arm("right")
-        assert robot.grasp("tea box")
-        palm, rot = robot.hand_position(), robot.hand_rotation()
-        before = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
-        robot.held_along(0.05)
-        after = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
-        assert after[0] == pytest.approx(0.05, abs=1e-9)
-        assert after[1:] == pytest.approx(before[1:], abs=1e-9)
-    finally:
-        robot.close()
+    robot = holding_g1
+    palm, rot = robot.hand_position(), robot.hand_rotation()
+    before = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
+    robot.held_along(0.05)
+    after = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
+    assert after[0] == pytest.approx(0.05, abs=1e-9)
+    assert after[1:] == pytest.approx(before[1:], abs=1e-9)
