@@ -82,9 +82,10 @@ class GraspPose(_Cfg):
     # (None: the level hand's pre-shape from the object's footprint, grasping.GraspChooser.shape_hand).
     preshape: tuple[float, float] | None = None
     # Sweep pinches (`roll_deg`) only: the pre-closed thumb's tip stops the swept object this far along the fingers
-    # from the palm centre (m): the closed hand holds the object's near face there, its centre that plus its half
-    # width along the fingers. A backend that knows the object only from its camera places it so in the hand (the
-    # closed hand hides it); None: where it was seen before the fingers closed.
+    # from the palm centre (m): the closed hand holds the object's near face there, its centre that plus its narrow
+    # half width (pushed against the thumb, a long object turns square to the fingers; PickSkill.swept_to). A
+    # backend that knows the object only from its camera places it so in the hand (the closed hand hides it); None:
+    # where it was seen before the fingers closed.
     thumb_wall: float | None = Field(default=None, ge=0)
     # Hands along a long object's axis only: the yaws (deg, as `motion.aligned_yaw_range`) this hand may take
     # instead of that range, for an object on its arm's side of the body (None: the range). A palm-down hand's
