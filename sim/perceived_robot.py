@@ -20,6 +20,7 @@ from memora_core.perception.scene import SceneModeller
 from memora_core.perception.scene.objects import entities
 from memora_core.perception.scene.tracker import ObjectTracker, scene_catalogue
 from memora_core.robot.hand_zones import hand_zones
+from memora_core.robot.look_around import LOOK_AROUND, LOOK_SETTLE_S, look_joints
 from memora_core.robot.robot import MotionReport, RobotConfig, SceneObject
 from sim.head_camera import HeadCameraSpec, HeadRGBD
 from sim.robot_backend import SimRobot
@@ -31,13 +32,6 @@ UNSEEN_Z = -10.0
 HELD_LOOKS = 3
 # A sighting of the object in the hand further than this (m, horizontally) from where it is believed is not it.
 HELD_JUMP = 0.05
-# Looking around (an object not seen from where the robot stands): waist offsets (rad) from the current posture,
-# each a head viewpoint of its own: leaning sideways moves the camera ~10 cm across (parallax past what hides
-# it), leaning forward looks down more steeply (behind a tall neighbour), turning widens the view.
-LOOK_AROUND = ({"waist_roll_joint": 0.2}, {"waist_roll_joint": -0.2}, {"waist_pitch_joint": 0.25},
-               {"waist_yaw_joint": 0.35}, {"waist_yaw_joint": -0.35})
-# Time (s) the body is given to come to rest at each viewpoint before its frame.
-LOOK_SETTLE_S = 0.2
 
 
 class PerceivedSimRobot(SimRobot):
@@ -83,7 +77,7 @@ class PerceivedSimRobot(SimRobot):
                 self.command({j: start[j] + d for j, d in offsets.items()})
                 self.settle(LOOK_SETTLE_S)
                 self.refresh()
-            self.command({j: start[j] for offsets in LOOK_AROUND for j in offsets})
+            self.command({j: start[j] for j in look_joints()})
             self.settle(LOOK_SETTLE_S)
         held = self.held_object()
         if held is not None:
@@ -101,7 +95,7 @@ class PerceivedSimRobot(SimRobot):
         if self.tracker is None or self.held_object() is not None:
             return None
         start = self.joint_positions()
-        joints = sorted({j for offsets in LOOK_AROUND for j in offsets})
+        joints = look_joints()
         best, best_q = -1.0, {j: start[j] for j in joints}
         for offsets in ({},) + LOOK_AROUND:
             q = {j: start[j] + offsets.get(j, 0.0) for j in joints}

@@ -34,6 +34,7 @@ import numpy as np
 from memora_core.robot.hand import (CLOSE_S, GUARD_POLL_S, SWEEP_S, clamp_to_ranges, closes_by_sweep,
                                     guarded_close_step, is_grasping, lets_go_thumb_first, letting_go_path, sweep_path)
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
+from memora_core.robot.look_around import LOOK_AROUND, LOOK_SETTLE_S, look_joints
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.backends.g1_kinematics import G1Kinematics
@@ -42,6 +43,12 @@ from sim.g1 import BODY_JOINTS_29, LEG_JOINTS
 log = logging.getLogger(__name__)
 
 ObjectSource = Callable[[], list[SceneObject]]
+
+# An object source that counts the frames it took in (`updates`, as the tracker does) is waited on for new ones:
+# each head viewpoint gets this many (the first may have been taken on the way there), each within FRAME_WAIT_S of
+# the last; a source that stops sending frames is not waited on for longer.
+FRAMES_PER_VIEW = 2
+FRAME_WAIT_S = 3.0
 
 
 class UnitreeG1Robot(G1Kinematics, Robot):
@@ -369,6 +376,44 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         hand.command(target)
         self.settle(self.config.dex3.open_s)
         return True
+
+    def look(self, around: bool = False) -> bool:
+        """A fresh frame of the table from the object source (its next one); with `around` and the hand empty, also
+        frames from each of LOOK_AROUND's waist postures in turn, then back to where the waist was. The frames
+        arrive from the head camera on their own; the tracker keeps what each saw (an object seen only from a turned
+        waist stays where it was seen). False without an object source."""
+        if self._objects is None:
+            return False
+        self._await_frames(1)
+        if around and self._held is None and not self.estop.engaged:
+            start = {j: self._target[j] for j in look_joints()}
+            for offsets in LOOK_AROUND:
+                self.command({j: start[j] + offsets.get(j, 0.0) for j in start})
+                self.settle(LOOK_SETTLE_S)
+                self._await_frames(FRAMES_PER_VIEW)
+            self.command(start)
+        return True
+
+    def _await_frames(self, n: int) -> int:
+        """Keep streaming the hold until the object source has taken in `n` new frames (a source that does not count
+        its frames: LOOK_SETTLE_S); the frames that came, at most `n`."""
+        start, got = self._frames_taken(), 0
+        if start is None:
+            self.settle(LOOK_SETTLE_S)
+            return 0
+        deadline = self._now() + FRAME_WAIT_S
+        while got < n and self._now() < deadline and not self.estop.engaged:
+            self.settle(self.period)
+            if self._frames_taken() - start > got:
+                got = self._frames_taken() - start
+                deadline = self._now() + FRAME_WAIT_S
+        if got < n:
+            log.warning("look: %d of %d new frames from the object source in %.1f s", got, n, FRAME_WAIT_S)
+        return min(got, n)
+
+    def _frames_taken(self) -> int | None:
+        """How many frames the object source has taken in (None: it does not count them)."""
+        return getattr(self._objects, "updates", None)
 
     def held_object(self) -> str | None:
         return self._held
