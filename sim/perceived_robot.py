@@ -195,11 +195,11 @@ class PerceivedSimRobot(SimRobot):
             self.refresh()
         return ok
 
-    def held_along(self, along: float) -> None:
+    def held_at(self, point: np.ndarray) -> None:
         # Not once the object was seen whole in the hand (`_look_at_held`): what was seen beats the hand's model.
         if self.held_object() is not None and self._held_seen is not None and self._held_looks > 0:
-            obj, offset, rot = self._held_seen
-            self._held_seen = (obj, np.array([along, offset[1], offset[2]]), rot)
+            obj, _, rot = self._held_seen
+            self._held_seen = (obj, self._hand_offset(point), rot)
 
     def release(self) -> str | None:
         name = self.held_object()

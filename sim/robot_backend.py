@@ -11,6 +11,7 @@ import time
 import mujoco
 import numpy as np
 
+from memora_core.robot.hand_pinch import Pinch, pinch_from
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
 from memora_core.robot.trajectory import JointTrajectory
 from memora_core.robot.body_tree import hangs_from
@@ -130,6 +131,11 @@ class SimRobot(Robot):
 
     def hand_rotation(self, arm: str | None = None) -> np.ndarray:
         return self.data.site(PALM_SITE[arm or self.arm]).xmat.reshape(3, 3).copy()
+
+    def finger_pinch(self) -> Pinch | None:
+        if self.config.grasp.mode != "fingers":
+            return None
+        return pinch_from(self.model, self.data, self._held_arm or self.arm)  # the stepped physics' kinematics
 
     @property
     def ik(self) -> ArmIK:

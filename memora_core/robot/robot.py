@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import Field
@@ -14,6 +14,9 @@ from memora_core.robot.config import (  # noqa: F401 - the configuration's names
     DDSConfig, Dex3Config, GainsConfig, GraspConfig, GraspPose, IKConfig, MotionConfig, PhysicsConfig, RobotConfig,
     Vec3, _Cfg, _robot_yaml, load_robot_config)
 from memora_core.robot.limits import PEAK_TO_MEAN_SPEED, EStop, EStopActive, JointLimits
+
+if TYPE_CHECKING:
+    from memora_core.robot.hand_pinch import Pinch
 
 
 # Cosine of the tilt beyond which an object counts as knocked over (about 45 degrees).
@@ -184,10 +187,15 @@ class Robot(ABC):
         such hand (or it holds something): the hand stays as it is."""
         return False
 
-    def held_along(self, along: float) -> None:
-        """The closing hand moved what it holds: it now lies `along` m along the fingers from the palm centre (a
-        sweep pinch pushes it against the thumb). A backend that places the held object by where it was seen
-        before the grasp moves it there; one that knows where it is (the simulator's truth) ignores this."""
+    def held_at(self, point: np.ndarray) -> None:
+        """The closing hand moved what it holds: its centre is now at `point` (world, m; a sweep pinch pushes it
+        against the thumb). A backend that places the held object by where it was seen before the grasp keeps it
+        there in the hand from now on; one that knows where it is (the simulator's truth) ignores this."""
+
+    def finger_pinch(self) -> Pinch | None:
+        """Where the current arm's closed hand pinches, from its finger joint state (memora_core.robot.hand_pinch);
+        None where the backend has no finger hand."""
+        return None
 
     def seen_fraction(self, name: str) -> float | None:
         """Of `name`'s box, the fraction the view it is kept by explained (1: seen whole); None where objects

@@ -69,13 +69,22 @@ def test_an_object_dropped_by_its_source_while_the_fingers_close_stays_held_wher
     assert np.linalg.norm(np.subtract(held.position, BOX.position)) < 1e-6  # the hand has not moved
 
 
-def test_a_sweep_moves_the_held_object_along_the_fingers(holding_g1):
-    """After a sweep pinch the controller says where the sweep left the object (`Robot.held_along`): the backend holds
-    it there, along the fingers, keeping where it lay across them."""
+def test_the_held_object_is_kept_where_the_controller_says_the_hand_left_it(holding_g1):
+    """After a sweep pinch the controller says where the closing hand left the object (`Robot.held_at`): the backend
+    holds it there, and it moves with the palm from then on."""
     robot = holding_g1
+    at = np.asarray(BOX.position) + np.array([0.0, 0.02, 0.0])
+    robot.held_at(at)
+    assert np.asarray(robot.object_pose("tea box")[0]) == pytest.approx(at, abs=1e-9)
     palm, rot = robot.hand_position(), robot.hand_rotation()
-    before = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
-    robot.held_along(0.05)
-    after = rot.T @ (np.asarray(robot.object_pose("tea box")[0]) - palm)
-    assert after[0] == pytest.approx(0.05, abs=1e-9)
-    assert after[1:] == pytest.approx(before[1:], abs=1e-9)
+    assert rot.T @ (at - palm) == pytest.approx(robot._held_offset, abs=1e-9)  # kept in the palm's frame
+
+
+def test_the_fingers_report_where_they_pinch(holding_g1):
+    """`finger_pinch` reads the hand's finger joints through the kinematic model: a point by the palm, and a
+    horizontal closing direction."""
+    robot = holding_g1
+    pinch = robot.finger_pinch()
+    assert pinch is not None
+    assert np.linalg.norm(pinch.point - robot.hand_position()) < 0.15
+    assert np.linalg.norm(pinch.closing) == pytest.approx(1.0) and pinch.closing[2] == 0.0

@@ -33,6 +33,7 @@ import numpy as np
 
 from memora_core.robot.hand import (CLOSE_S, GUARD_POLL_S, SWEEP_S, clamp_to_ranges, closes_by_sweep,
                                     guarded_close_step, is_grasping, lets_go_thumb_first, letting_go_path, sweep_path)
+from memora_core.robot.hand_pinch import Pinch, pinch_from
 from memora_core.robot.limits import LimitCause, LimitViolation, finite_number
 from memora_core.robot.look_around import LOOK_AROUND, LOOK_SETTLE_S, look_joints
 from memora_core.robot.robot import MotionReport, Robot, RobotConfig, SceneObject
@@ -313,9 +314,15 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         self._forget_sightings(name)  # its place on the table is stale now: it moves with the hand
         return True
 
-    def held_along(self, along: float) -> None:
+    def held_at(self, point: np.ndarray) -> None:
         if self._held is not None:
-            self._held_offset = np.array([along, self._held_offset[1], self._held_offset[2]])
+            self._held_offset = self._palm_rotation(self.arm).T @ (np.asarray(point, float) - self.hand_position())
+
+    def finger_pinch(self) -> Pinch | None:
+        if self.hands.get(self.arm) is None:
+            return None
+        self._fk()  # the measured body and finger joints
+        return pinch_from(self.model, self.data, self.arm)
 
     def _close_guarded(self, hand) -> None:  # noqa: ANN001 - backends.dex3.Dex3Hand
         """Close `hand` over CLOSE_S in GUARD_POLL_S steps (hand.guarded_close_step), each digit stopping where its

@@ -12,6 +12,7 @@ from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, Failu
 from memora_core.robot.control.geometry import angle_deg
 from memora_core.robot.control.grasping import GraspKey, grasp_key
 from memora_core.robot.control.state import LiftClearance
+from memora_core.robot.hand_pinch import pinched_centre
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 from memora_core.robot.robot import SceneObject
 
@@ -172,8 +173,7 @@ class PickSkill:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"palm stayed {gap * 100:.1f} cm from {obj.name}",
                                    self.c.resolver.movable(self.c.scene.touching_now() - {obj.name}),
                                    cause=FailureCause.PALM_SHORT, gap=gap)
-        if s.pose.thumb_wall is not None:
-            self.robot.held_along(self.swept_to(obj, rot))  # the sweep pushed it against the thumb
+        self.held_where_closed(obj, rot)
         self.lift(obj)
         self.c.scene.check_held(obj.name)
         now, _ = self.robot.object_pose(obj.name)
@@ -182,12 +182,29 @@ class PickSkill:
                                    cause=FailureCause.SLIPPED)
         return None
 
-    def swept_to(self, obj: SceneObject, rot: np.ndarray) -> float:
-        """How far along the fingers from the palm centre a sweep pinch leaves `obj` (standing as `rot` when the
-        hand closed): its near face at the thumb's stop, its centre half its narrow width beyond (pushed against
-        the thumb's tip, a long object turns square to the fingers)."""
+    def held_where_closed(self, obj: SceneObject, rot: np.ndarray) -> None:
+        """Tell the robot where the closing hand left `obj` (standing as `rot` when it closed), where that is known
+        better than where it was seen before: a pinch with a measured thumb stop swept it against the thumb
+        (`swept_to`); then, where the fingers' own reading (`Robot.finger_pinch`) disagrees with that by more than
+        its error, the fingers' (hand_pinch.pinched_centre)."""
+        held = self.robot.object_pose(obj.name)
+        if held is None:
+            return
+        at = self.swept_to(obj, rot, held[0]) if self.c.state.pose.thumb_wall is not None else None
+        pinch = self.robot.finger_pinch() if self.c.grasps.fingers else None
+        pinched = pinched_centre(held[0] if at is None else at, pinch) if pinch is not None else None
+        if pinched is not None or at is not None:
+            self.robot.held_at(pinched if pinched is not None else at)
+
+    def swept_to(self, obj: SceneObject, rot: np.ndarray, centre: np.ndarray) -> np.ndarray:
+        """Where a sweep pinch leaves `obj` (standing as `rot` when the hand closed, its centre at `centre` in the
+        hand): its near face at the thumb's stop, its centre half its narrow width beyond along the fingers (pushed
+        against the thumb's tip, a long object turns square to the fingers); across them where it was."""
         axes = obj.horizontal_axes(rot)
-        return self.c.state.pose.thumb_wall + (min(h for _, h in axes) if axes else obj.radius)
+        along = self.c.state.pose.thumb_wall + (min(h for _, h in axes) if axes else obj.radius)
+        palm, turn = self.robot.hand_position(), self.robot.hand_rotation()
+        offset = turn.T @ (np.asarray(centre, float) - palm)
+        return palm + turn @ np.array([along, offset[1], offset[2]])
 
     def descend(self, grasp_pt: np.ndarray, checked: list[dict[str, float]], ignore: set[str]) -> None:
         """Pre-grasp and approach, planned again from the arm's actual posture after the transit; when that is
