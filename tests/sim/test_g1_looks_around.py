@@ -31,8 +31,8 @@ BOTTLE = thing("bottle", 0.27, -0.37)   # 54 deg to the right: seen only with th
 class Camera:
     """An object source that counts its frames (`updates`, as the tracker does) and keeps what each one saw."""
 
-    def __init__(self, table: list[SceneObject], running: bool = True) -> None:
-        self.table, self.running = table, running
+    def __init__(self, table: list[SceneObject], stops_at: float = float("inf")) -> None:
+        self.table, self.stops_at = table, stops_at
         self.robot = None
         self.kept: dict[str, SceneObject] = {}
         self.taken = 0
@@ -40,7 +40,7 @@ class Camera:
 
     @property
     def updates(self) -> int:
-        due = int(self.robot.clock / FRAME_S) if self.running else 0
+        due = int(min(self.robot.clock, self.stops_at) / FRAME_S)
         while self.taken < due:
             self.taken += 1
             yaw = self.robot.joint_positions()["waist_yaw_joint"]
@@ -51,6 +51,7 @@ class Camera:
         return self.taken
 
     def __call__(self) -> list[SceneObject]:
+        self.updates  # the frames due by now are taken in first
         return list(self.kept.values())
 
 
@@ -58,6 +59,7 @@ def g1_with(camera: Camera):
     pytest.importorskip("unitree_sdk2py")
     robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=camera)
     camera.robot = robot
+    robot.settle(1.2 * FRAME_S)  # the camera has sent its first frame
     return robot
 
 
@@ -94,15 +96,28 @@ def test_a_hand_holding_something_does_not_look_around():
         robot.close()
 
 
-def test_a_camera_that_sends_no_frames_is_not_waited_on_for_ever():
-    camera = Camera([BOX, BOTTLE], running=False)
+def test_a_camera_that_stops_sending_frames_is_not_waited_on_for_ever():
+    camera = Camera([BOX, BOTTLE], stops_at=1.0)
+    robot = g1_with(camera)
+    try:
+        robot.settle(1.2)
+        assert names(robot) == {"tea box"} and camera.taken == 2  # then no more
+        t0 = robot.clock
+        assert robot.look(around=True) is True
+        assert names(robot) == {"tea box"}
+        # one wait per viewpoint and one for the fresh frame, plus the moves and settling: bounded
+        assert robot.clock - t0 < (len(LOOK_AROUND) + 1) * FRAME_WAIT_S + 20.0
+    finally:
+        robot.close()
+
+
+def test_a_source_no_camera_ever_fed_has_nothing_to_look_with():
+    camera = Camera([BOX, BOTTLE], stops_at=0.0)
     robot = g1_with(camera)
     try:
         t0 = robot.clock
-        assert robot.look(around=True) is True
-        assert names(robot) == set()
-        # one wait per viewpoint and one for the fresh frame, plus the moves and settling: bounded
-        assert robot.clock - t0 < (len(LOOK_AROUND) + 1) * FRAME_WAIT_S + 20.0
+        assert robot.look(around=True) is False
+        assert robot.clock - t0 < 1e-6 and camera.yaws == []  # no waiting, no waist moves
     finally:
         robot.close()
 

@@ -390,8 +390,9 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         """A fresh frame of the table from the object source (its next one); with `around` and the hand empty, also
         frames from each of LOOK_AROUND's waist postures in turn, then back to where the waist was. The frames
         arrive from the head camera on their own; the tracker keeps what each saw (an object seen only from a turned
-        waist stays where it was seen). False without an object source."""
-        if self._objects is None:
+        waist stays where it was seen). False without an object source, or with one that never took in a frame (no
+        camera feeds it: there is nothing to look with)."""
+        if self._objects is None or self._frames_taken() == 0:
             return False
         self._await_frames(1)
         if around and self._held is None and not self.estop.engaged:
