@@ -61,13 +61,22 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
             # SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy raises a
             # plain RCLError ("context is not valid") instead of ExternalShutdownException. Still a clean stop.
             detach_log()
+            _arm_teardown_watchdog(_name(node), lambda: 0)
             return _finish(node, 0)
         log.exception("node failed")
         if node is not None:
             node.get_logger().fatal("node failed; see the traceback above")
         code = 1
     detach_log()
+    # Teardown (destroying the node, DDS participant destruction, the interpreter's own) is bounded as the one-shot
+    # tools' is: a supervisor escalates to SIGTERM and SIGKILL after its grace (the test graph's 8 s; a node killed
+    # there while tearing down was seen once in CI), so past TEARDOWN_LIMIT_S the node leaves with its own code.
+    _arm_teardown_watchdog(_name(node), lambda: code)
     return _finish(node, code)
+
+
+def _name(node: Node | None) -> str:
+    return node.get_name() if node is not None else "node"
 
 
 TEARDOWN_LIMIT_S = 5.0
@@ -108,14 +117,16 @@ def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
     try:
         yield tool
     finally:
-        _arm_teardown_watchdog(name, tool)
+        _arm_teardown_watchdog(name, lambda: tool.code)
         _finish(tool.node, 0)
 
 
-def _arm_teardown_watchdog(name: str, tool: OneShot) -> None:
+def _arm_teardown_watchdog(name: str, code: Callable[[], int]) -> None:
+    """Past TEARDOWN_LIMIT_S from now, say so on stderr and end the process with `code()` (a daemon timer: a
+    process that finishes first is not held up by it)."""
     def expire() -> None:
         print(f"{name}: teardown took over {TEARDOWN_LIMIT_S:.0f} s; leaving without it", file=sys.stderr)
-        exit_without_teardown(tool.code)
+        exit_without_teardown(code())
 
     timer = threading.Timer(TEARDOWN_LIMIT_S, expire)
     timer.daemon = True
