@@ -68,9 +68,9 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
             node.get_logger().fatal("node failed; see the traceback above")
         code = 1
     detach_log()
-    # Teardown (destroying the node, DDS participant destruction, the interpreter's own) is bounded as the one-shot
-    # tools' is: a supervisor escalates to SIGTERM and SIGKILL after its grace (the test graph's 8 s; a node killed
-    # there while tearing down was seen once in CI), so past TEARDOWN_LIMIT_S the node leaves with its own code.
+    # Teardown (destroying the node and its DDS participant) is bounded as the one-shot tools' is: a supervisor
+    # escalates to SIGTERM and SIGKILL after its grace (the test graph's 8 s; a camera node killed about 10 s after
+    # SIGINT was seen once in CI, where it hung not known), so past TEARDOWN_LIMIT_S the node leaves with its own code.
     _arm_teardown_watchdog(_name(node), lambda: code)
     return _finish(node, code)
 
