@@ -4,6 +4,7 @@ other viewpoints, waits at each for new frames from its object source, and comes
 camera stand-in that takes a frame every FRAME_S of the robot's clock and sees what lies within its field of view of
 the waist's yaw."""
 import math
+from contextlib import contextmanager
 
 import pytest
 
@@ -55,12 +56,19 @@ class Camera:
         return list(self.kept.values())
 
 
-def g1_with(camera: Camera):
+@contextmanager
+def g1_with(camera: Camera | None):
+    """A loopback G1 whose object source is `camera` (none: no source), once the camera has sent its first frame;
+    closed after."""
     pytest.importorskip("unitree_sdk2py")
     robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}), objects=camera)
-    camera.robot = robot
-    robot.settle(1.2 * FRAME_S)  # the camera has sent its first frame
-    return robot
+    try:
+        if camera is not None:
+            camera.robot = robot
+            robot.settle(1.2 * FRAME_S)
+        yield robot
+    finally:
+        robot.close()
 
 
 def names(robot) -> set[str]:
@@ -69,8 +77,7 @@ def names(robot) -> set[str]:
 
 def test_an_object_beyond_the_view_is_found_by_looking_around_and_the_waist_comes_back():
     camera = Camera([BOX, BOTTLE])
-    robot = g1_with(camera)
-    try:
+    with g1_with(camera) as robot:
         start = robot.joint_positions()
         assert robot.look() is True
         assert names(robot) == {"tea box"}  # a fresh frame from where it stands shows only what is ahead
@@ -80,26 +87,20 @@ def test_an_object_beyond_the_view_is_found_by_looking_around_and_the_waist_come
         back = robot.joint_positions()
         for j in ("waist_yaw_joint", "waist_roll_joint", "waist_pitch_joint"):
             assert back[j] == pytest.approx(start[j], abs=0.02)
-    finally:
-        robot.close()
 
 
 def test_a_hand_holding_something_does_not_look_around():
     camera = Camera([BOX, BOTTLE])
-    robot = g1_with(camera)
-    try:
+    with g1_with(camera) as robot:
         robot._held = "tea box"  # what grasp() sets once the fingers hold it
         assert robot.look(around=True) is True
         assert "bottle" not in names(robot)
         assert max(abs(y) for y in camera.yaws) < 0.05
-    finally:
-        robot.close()
 
 
 def test_a_camera_that_stops_sending_frames_is_not_waited_on_for_ever():
     camera = Camera([BOX, BOTTLE], stops_at=1.0)
-    robot = g1_with(camera)
-    try:
+    with g1_with(camera) as robot:
         robot.settle(1.2)
         assert names(robot) == {"tea box"} and camera.taken == 2  # then no more
         t0 = robot.clock
@@ -107,25 +108,16 @@ def test_a_camera_that_stops_sending_frames_is_not_waited_on_for_ever():
         assert names(robot) == {"tea box"}
         # one wait per viewpoint and one for the fresh frame, plus the moves and settling: bounded
         assert robot.clock - t0 < (len(LOOK_AROUND) + 1) * FRAME_WAIT_S + 20.0
-    finally:
-        robot.close()
 
 
 def test_a_source_no_camera_ever_fed_has_nothing_to_look_with():
     camera = Camera([BOX, BOTTLE], stops_at=0.0)
-    robot = g1_with(camera)
-    try:
+    with g1_with(camera) as robot:
         t0 = robot.clock
         assert robot.look(around=True) is False
         assert robot.clock - t0 < 1e-6 and camera.yaws == []  # no waiting, no waist moves
-    finally:
-        robot.close()
 
 
 def test_without_an_object_source_there_is_nothing_to_look_at():
-    pytest.importorskip("unitree_sdk2py")
-    robot = loopback_g1(load_robot_config("unitree_g1").model_copy(update={"dex3": None}))
-    try:
+    with g1_with(None) as robot:
         assert robot.look(around=True) is False
-    finally:
-        robot.close()

@@ -48,8 +48,8 @@ ObjectSource = Callable[[], list[SceneObject]]
 # An object source that counts the frames it took in (`updates`, as the tracker does) is waited on for new ones:
 # each head viewpoint gets this many (the first may have been taken on the way there), each within FRAME_WAIT_S of
 # the last; a source that stops sending frames is not waited on for longer. (On this 2-core machine the simulated
-# G1's scene models came slowly: two of layout 98003's viewpoints got no new one within 3 s. A real head RealSense
-# with the scene model node at its 2 Hz gives one every 0.5 s.)
+# G1's scene models came slowly: two of layout 98003's viewpoints got no new one within 3 s. The scene model node
+# sends at most `max_hz`, 2, a second.)
 FRAMES_PER_VIEW = 2
 FRAME_WAIT_S = 5.0
 
@@ -404,22 +404,21 @@ class UnitreeG1Robot(G1Kinematics, Robot):
             self.command(start)
         return True
 
-    def _await_frames(self, n: int) -> int:
+    def _await_frames(self, n: int) -> None:
         """Keep streaming the hold until the object source has taken in `n` new frames (a source that does not count
-        its frames: LOOK_SETTLE_S); the frames that came, at most `n`."""
+        its frames: LOOK_SETTLE_S)."""
         start, got = self._frames_taken(), 0
         if start is None:
             self.settle(LOOK_SETTLE_S)
-            return 0
+            return
         deadline = self._now() + FRAME_WAIT_S
         while got < n and self._now() < deadline and not self.estop.engaged:
             self.settle(self.period)
-            if self._frames_taken() - start > got:
-                got = self._frames_taken() - start
-                deadline = self._now() + FRAME_WAIT_S
+            taken = self._frames_taken() - start
+            if taken > got:
+                got, deadline = taken, self._now() + FRAME_WAIT_S
         if got < n:
             log.warning("look: %d of %d new frames from the object source in %.1f s", got, n, FRAME_WAIT_S)
-        return min(got, n)
 
     def _frames_taken(self) -> int | None:
         """How many frames the object source has taken in (None: it does not count them)."""

@@ -192,9 +192,11 @@ class PickSkill:
             return
         at = self.swept_to(obj, rot, held[0]) if self.c.state.pose.thumb_wall is not None else None
         pinch = self.robot.finger_pinch() if self.c.grasps.fingers else None
-        pinched = pinched_centre(held[0] if at is None else at, pinch) if pinch is not None else None
-        if pinched is not None or at is not None:
-            self.robot.held_at(pinched if pinched is not None else at)
+        if pinch is not None:
+            by_fingers = pinched_centre(held[0] if at is None else at, pinch)
+            at = at if by_fingers is None else by_fingers
+        if at is not None:
+            self.robot.held_at(at)
 
     def swept_to(self, obj: SceneObject, rot: np.ndarray, centre: np.ndarray) -> np.ndarray:
         """Where a sweep pinch leaves `obj` (standing as `rot` when the hand closed, its centre at `centre` in the
