@@ -49,3 +49,18 @@ def test_normal_teardown_is_silent(ros_env):
     res = subprocess.run([sys.executable, "-c", tool], env=ros_env, capture_output=True, text=True, timeout=60)
     assert res.returncode == 3, res.stderr
     assert "teardown took over" not in res.stderr
+
+
+def test_the_interpreters_own_teardown_cannot_change_the_tools_code(ros_env):
+    # Something crashing at interpreter exit (here an atexit hook that segfaults, standing in for rclpy handles
+    # finalised after their context) would turn a delivered result into -11; the tool ends before it.
+    tool = textwrap.dedent("""
+        import atexit, ctypes
+        import memora.common as common
+        atexit.register(lambda: ctypes.string_at(0))
+        with common.one_shot_node("quick_tool", ["quick_tool"]) as tool:
+            tool.code = 5
+        raise SystemExit(99)
+    """)
+    res = subprocess.run([sys.executable, "-c", tool], env=ros_env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 5, res.stderr

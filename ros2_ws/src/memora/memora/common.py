@@ -1,6 +1,7 @@
 """Small helpers every memora node shares: the spin/shutdown wrapper and message <-> JSON."""
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import logging
 import os
@@ -32,6 +33,7 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
     # rclpy's own handlers only shut the context down, which a node still loading its models (seconds of torch
     # import and weights) never looks at. Until the node exists, SIGINT/SIGTERM raise KeyboardInterrupt instead;
     # rclpy's handlers take over for the spin.
+    faulthandler.enable()  # a crash in rclpy/DDS code leaves a traceback on stderr, not a bare -11
     rclpy.init(args=list(args) if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
     node: Node | None = None
     code = 0
@@ -106,19 +108,28 @@ def _interrupting_signals() -> Iterator[None]:
 
 @contextmanager
 def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
-    """For command-line tools that do one job and exit: init rclpy, yield the node, always clean up.
+    """For command-line tools that do one job and exit: init rclpy, yield the node, always clean up; when the block
+    ends normally the process ends there, with `tool.code` (an exception leaving the block propagates as usual).
 
     The tool's work is done before teardown starts, so teardown is bounded: DDS participant destruction
     has been seen to stall for more than 30 s on a loaded machine after the peer process left. Past
     TEARDOWN_LIMIT_S a watchdog says so on stderr and ends the process with the tool's own exit code.
     """
+    faulthandler.enable()  # a crash in rclpy/DDS teardown leaves a traceback on stderr, not a bare -11
     rclpy.init(args=list(ros_args))
     tool = OneShot(Node(name))
     try:
         yield tool
-    finally:
+    except BaseException:
         _arm_teardown_watchdog(name, lambda: tool.code)
         _finish(tool.node, 0)
+        raise
+    _arm_teardown_watchdog(name, lambda: tool.code)
+    _finish(tool.node, 0)
+    # The job is done and its node destroyed: nothing left for the interpreter's own teardown, where handles the
+    # garbage collector finalises after the context is gone have crashed rclpy tools (CI saw `estop --clear` exit
+    # -11 after it had printed its delivery). The process ends here with the tool's code.
+    exit_without_teardown(tool.code)
 
 
 def _arm_teardown_watchdog(name: str, code: Callable[[], int]) -> None:
