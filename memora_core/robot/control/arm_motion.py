@@ -55,9 +55,14 @@ class ArmMotion:
 
     def target_rotation(self) -> tuple[np.ndarray, float]:
         """(palm orientation, IK weight on it) for the next move: the grasp pose's, or while holding, the
-        orientation the hand had at the grasp (so the object hanging below does not swing into a neighbour)."""
+        orientation the hand had at the grasp (so the object hanging below does not swing into a neighbour), or
+        while retracting after a release, the one it let go with."""
         s = self.c.state
         rot, cost = self.rotation(), s.pose.orientation_cost
+        if s.let_go_rot is not None and self.robot.held_object() is None:
+            # Rising off what it just let go of, the hand keeps the orientation it let go with: turning the open
+            # fingers back to the grasp's orientation there drags what lies between them.
+            return s.let_go_rot, cost
         if s.held_rot is not None and self.robot.held_object() is not None:
             held_cost = self.cfg.motion.held_orientation_cost if s.held_cost is None else s.held_cost
             rot, cost = s.held_rot, max(cost if s.held_cost is None else 0.0, held_cost)

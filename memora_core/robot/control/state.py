@@ -28,6 +28,7 @@ class ControlState:
     origin_up: np.ndarray | None = None           # the object's own axis that pointed up when its pick began
     grasping: str | None = None                   # the object the current descent goes for
     held_cost: float | None = None                # a carry's relaxed weight on the held hand orientation
+    let_go_rot: np.ndarray | None = None          # palm orientation the hand let go with, kept while it retracts
     origins: dict[str, np.ndarray] = field(default_factory=dict)  # where each object was picked from
     lying: set[str] = field(default_factory=set)  # boxes found knocked over at a pick: lying is their state now
 

@@ -276,7 +276,16 @@ class Transit:
     def retract(self, ignore: set[str]) -> None:
         """Straight up off what the hand just let go of: `approach_height` if the arm reaches that high here,
         else as high as it does. When every straight rise is refused before moving for a neighbour beside the
-        hand or forearm: rising while moving away from it (`motion.retract_shifts`)."""
+        hand or forearm: rising while moving away from it (`motion.retract_shifts`). The hand keeps the orientation
+        it let go with (`ArmMotion.target_rotation`)."""
+        s = self.c.state
+        s.let_go_rot = self.robot.hand_rotation()
+        try:
+            self._retract(ignore)
+        finally:
+            s.let_go_rot = None
+
+    def _retract(self, ignore: set[str]) -> None:
         hand, up = self.robot.hand_position(), self.cfg.motion.approach_height
         failure, blockers = None, []
         for rise in (up, up / 2, self.cfg.motion.lift_test_height):
