@@ -9,6 +9,8 @@ succeeds the step is tried again, else the original failure stands. Each recover
    again (both count against the budget).
 3. `PutDownHeld` — a pick finds the hand holding something else (an earlier step or task failed with it in the
    hand): put that back where it was picked from (or on the nearest free spot), once.
+4. `PlaceAgain` — a place let go of its object, and it came to rest off the target (held off where it was believed
+   to be in the hand, it landed on a bowl's rim): pick it up where it lies and place it again, once.
 
 The skills' own fall-backs (next grasp, next free spot, hand-off to the other arm, bringing a cup nearer)
 live with the skill they belong to."""
@@ -202,6 +204,23 @@ class PutDownHeld:
         return self.c.robot.held_object() is None
 
 
+class PlaceAgain:
+    name = "place_again"
+
+    def __init__(self, c: ControlContext) -> None:
+        self.c = c
+
+    def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        return (call.primitive is Primitive.PLACE and f.cause is FailureCause.LANDED_OFF
+                and self.c.robot.held_object() is None and self.name not in attempt.used)
+
+    def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        # The retried place picks the object up where it lies (`PickSkill.ensure_held`): a new grasp, and a new
+        # belief of where it is in the hand.
+        log.info("place %s: %s; picking it up where it lies to place it again", call.object, f.detail)
+        return True
+
+
 def default_recoveries(c: ControlContext) -> list[Recovery]:
     """The step-level recoveries, in the order they are considered."""
-    return [TuckAndRetry(c), MakeRoom(c), PutDownHeld(c)]
+    return [TuckAndRetry(c), MakeRoom(c), PutDownHeld(c), PlaceAgain(c)]

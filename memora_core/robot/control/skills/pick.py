@@ -107,7 +107,7 @@ class PickSkill:
             return obj
         self.c.transit.stow(self.robot.arm)
         after = self.robot.look_at(obj.name)
-        log.info("pick: the view showed %.0f %% of %s; looked again from the other viewpoints: %s", 100 * shown,
+        log.info("the view showed %.0f %% of %s; looked again from the other viewpoints: %s", 100 * shown,
                  obj.name, "nothing better" if after is None else f"{100 * after:.0f} %")
         return self.c.resolver.find(obj.name, "object")
 

@@ -114,6 +114,11 @@ class PlaceSkill:
         self.robot.settle(m.settle_s)
         c.transit.retract(ignore | {"table"} | c.scene.touching_now())               # retract
         self.robot.settle(m.settle_s)
+        # Where it came to rest, seen with the hand out of the way (the frame taken as it let go shows the hand over
+        # it): a fresh look, and where that shows too little of it (the risen arm still hides it), one with the arm
+        # stowed. A robot whose objects are not perceived knows already.
+        self.robot.look()
+        c.skills.pick.seen_better(obj)
         pos, rot = self.robot.object_pose(obj.name)
         err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
         if err > tol:
