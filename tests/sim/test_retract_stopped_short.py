@@ -1,4 +1,5 @@
-"""A retract (the empty hand rising off what it just let go of) that the arm ends short of its point is done
+"""A retract (the empty hand rising off what it just let go of) keeps the orientation the hand let go with. One that
+the arm ends short of its point is done
 when the hand got off: it rose at least `lift_test_height` and touches nothing. One that did not rise so is
 still a failure. Real MuJoCo; the shortfall is made by ending the retract's move early."""
 import numpy as np
@@ -51,3 +52,21 @@ def test_a_retract_that_hardly_rose_is_still_a_failure(ctl):
     with pytest.raises(PrimitiveFailure) as e:
         ctl.c.transit.retract({CUP, "table"})
     assert e.value.cause is FailureCause.STOPPED_SHORT
+
+
+def test_the_hand_rises_keeping_the_orientation_it_let_go_with(ctl):
+    # A relaxed carry or a re-postured lowering leaves the hand turned from the grasp pose's orientation; turning it
+    # back while rising off what it let go of drags that with the open fingers.
+    from memora_core.robot.control.geometry import angle_deg
+    from tests.sim.staging import roll_held
+
+    robot, c = ctl.robot, ctl.c
+    c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=CUP))
+    roll_held(ctl, -0.35)
+    robot.release()
+    robot.settle(0.3)
+    let_go = robot.hand_rotation()
+    c.transit.retract({CUP, "table"})
+    turned = angle_deg(robot.hand_rotation()[:, 2], let_go[:, 2])
+    assert turned < 5.0, f"the hand turned {turned:.1f} deg while rising"
+    assert c.state.let_go_rot is None  # kept for the retract only
