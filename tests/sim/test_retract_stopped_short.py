@@ -1,7 +1,7 @@
 """A retract (the empty hand rising off what it just let go of) keeps the orientation the hand let go with. One that
-the arm ends short of its point is done
-when the hand got off: it rose at least `lift_test_height` and touches nothing. One that did not rise so is
-still a failure. Real MuJoCo; the shortfall is made by ending the retract's move early."""
+the arm ends short of its point is done when the hand got off: it rose at least `lift_test_height` and touches
+nothing. One that did not rise so is still a failure. Real MuJoCo; the shortfall is made by ending the retract's move
+early."""
 import numpy as np
 import pytest
 
