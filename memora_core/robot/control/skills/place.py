@@ -110,6 +110,7 @@ class PlaceSkill:
                 log.info("place %s: %s; trying the next free spot", obj.name, f.detail)
                 release, goal, target_xy = self.next_table_spot(obj, spots, ignore, slack, f)
         c.scene.check_held(obj.name)
+        let_go_at = self.robot.object_pose(obj.name)[0].copy()
         self.robot.release()                                                          # release
         self.robot.settle(m.settle_s)
         c.transit.retract(ignore | {"table"} | c.scene.touching_now())               # retract
@@ -120,6 +121,11 @@ class PlaceSkill:
         self.robot.look()
         c.skills.pick.seen_better(obj)
         pos, rot = self.robot.object_pose(obj.name)
+        shown = self.robot.seen_fraction(obj.name)
+        if shown is not None and 0.0 < shown < m.look_again_below:
+            # Only a part of it in view (in a bowl, behind its rim): that part's place says less of where the object
+            # is than where the hand let it go (a tea box let go into a bowl, seen 25 %, read 7.7 cm off: dev 100699).
+            pos = let_go_at
         err = float(np.hypot(pos[0] - target_xy[0], pos[1] - target_xy[1]))
         if err > tol:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} landed {err * 100:.1f} cm from target",
