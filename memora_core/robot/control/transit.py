@@ -209,27 +209,33 @@ class Transit:
     def stow(self, arm: str) -> None:
         """Take `arm` out of the way: up to cruise height, back to the table edge, then its home joints."""
         if arm == self.robot.arm and self.robot.held_object() is None:
-            hand = self.robot.hand_position()
-            if hand[2] > self.c.table_z - 0.05:  # it is up at the table, not already tucked
-                # An empty hand leaving may turn freely (only its position matters).
-                s = self.c.state
-                s.pose = s.pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
-                try:
-                    hand = self.leave_contact({"table"})
-                except PrimitiveFailure as f:
-                    if f.cause is FailureCause.ARM_HIT:
-                        raise
-                    hand = self.robot.hand_position()
-                for z in [max(lv, hand[2]) for lv in self.arm.cruise_levels()] + [hand[2]]:
-                    try:
-                        self.arm.go(np.array([hand[0], hand[1], z]), {"table"} | self.c.scene.touching_now(), "stow",
-                                    exact=False)
-                        self.arm.go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow", exact=False)
-                        break
-                    except PrimitiveFailure as f:
-                        if f.cause is FailureCause.ARM_HIT:
-                            raise  # it moved and hit something: not a matter of another level
+            self.to_the_edge()
         self.tuck(self.arm.rest_posture(arm))
+
+    def to_the_edge(self) -> None:
+        """The empty hand up at the table: up to cruise height, then back over the table's edge (`stow_x`), by
+        clearance-checked straight moves; nothing when it is tucked already."""
+        hand = self.robot.hand_position()
+        if hand[2] <= self.c.table_z - 0.05:  # tucked, not up at the table
+            return
+        # An empty hand leaving may turn freely (only its position matters).
+        s = self.c.state
+        s.pose = s.pose.model_copy(update={"orientation_cost": self.cfg.motion.stow_orientation_cost})
+        try:
+            hand = self.leave_contact({"table"})
+        except PrimitiveFailure as f:
+            if f.cause is FailureCause.ARM_HIT:
+                raise
+            hand = self.robot.hand_position()
+        for z in [max(lv, hand[2]) for lv in self.arm.cruise_levels()] + [hand[2]]:
+            try:
+                self.arm.go(np.array([hand[0], hand[1], z]), {"table"} | self.c.scene.touching_now(), "stow",
+                            exact=False)
+                self.arm.go(np.array([self.cfg.motion.stow_x, hand[1], z]), set(), "stow", exact=False)
+                break
+            except PrimitiveFailure as f:
+                if f.cause is FailureCause.ARM_HIT:
+                    raise  # it moved and hit something: not a matter of another level
 
     def tuck(self, home: dict[str, float]) -> None:
         """Joint-space move to the tuck, checked for clearance: straight there, else in two stages (forearm
