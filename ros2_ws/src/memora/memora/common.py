@@ -120,12 +120,9 @@ def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
     tool = OneShot(Node(name))
     try:
         yield tool
-    except BaseException:
+    finally:
         _arm_teardown_watchdog(name, lambda: tool.code)
         _finish(tool.node, 0)
-        raise
-    _arm_teardown_watchdog(name, lambda: tool.code)
-    _finish(tool.node, 0)
     # The job is done and its node destroyed: nothing left for the interpreter's own teardown, where handles the
     # garbage collector finalises after the context is gone have crashed rclpy tools (CI saw `estop --clear` exit
     # -11 after it had printed its delivery). The process ends here with the tool's code.
