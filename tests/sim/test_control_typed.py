@@ -110,10 +110,10 @@ def test_a_recovery_that_does_not_work_leaves_the_original_typed_failure(ctl):
 
 
 def test_default_recoveries_order_and_when_each_applies(ctl):
-    tuck, room, held = ctl.recoveries
+    tuck, room, held, again = ctl.recoveries
     assert isinstance(tuck, TuckAndRetry) and isinstance(room, MakeRoom)
-    from memora_core.robot.control.recovery import PutDownHeld, StepAttempt
-    assert isinstance(held, PutDownHeld)
+    from memora_core.robot.control.recovery import PlaceAgain, PutDownHeld, StepAttempt
+    assert isinstance(held, PutDownHeld) and isinstance(again, PlaceAgain)
     move = PrimitiveCall(primitive=Primitive.MOVE_TO, target="table center")
     pick = PrimitiveCall(primitive=Primitive.PICK, object="fanta can")
     ik = PrimitiveFailure(FailureReason.UNREACHABLE, "x", cause=FailureCause.IK_MISS)
@@ -128,10 +128,16 @@ def test_default_recoveries_order_and_when_each_applies(ctl):
     assert not room.applies(hit, pick, budget)                                      # at most clear_moves
     full = PrimitiveFailure(FailureReason.NOT_ALLOWED, "x", cause=FailureCause.HAND_FULL)
     assert not held.applies(full, pick, fresh)                                      # nothing in the hand
+    place = PrimitiveCall(primitive=Primitive.PLACE, object="fanta can", target="yellow bowl")
+    off = PrimitiveFailure(FailureReason.POSTCONDITION, "x", cause=FailureCause.LANDED_OFF, gap=0.08)
+    assert again.applies(off, place, fresh) and not again.applies(hit, place, fresh)  # only what landed off
+    assert not again.applies(off, pick, fresh)                                      # only a place
+    assert not again.applies(off, place, StepAttempt(used=["place_again"]))         # once per step
     assert ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object="coca-cola bottle")).success
     assert held.applies(full, pick, fresh) and not held.applies(hit, pick, fresh)   # only a full hand, on a pick
     assert not held.applies(full, move, fresh)
     assert not held.applies(full, pick, StepAttempt(used=["put_down_held"]))        # once per step
+    assert not again.applies(off, place, fresh)                                     # not with something in the hand
 
 
 def test_move_to_and_give_skills(ctl):
