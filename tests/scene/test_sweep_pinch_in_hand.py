@@ -1,8 +1,9 @@
 """The sweep pinch (a spoon taken palm-down: the index and middle sweep it against the pre-closed thumb) moves what it
 takes about 2 cm toward the thumb, and the closed hand hides it from the head camera. A robot that knows the object only
 from its camera holds it where the sweep left it (`GraspPose.thumb_wall` plus its narrow half width, or where the
-closed fingers pinch when that differs by more than 2 cm: `Robot.finger_pinch`), not where it lay before: believed 1.2-3.8 cm off, a spoon set into a bowl by that belief landed off the bowl (dev sim-bench layouts
-100306, 100307, 100332). A spoon at the table's outer edge is taken with the fingers pointing outward
+closed fingers pinch when that differs by more than 2 cm: `Robot.finger_pinch`), not where it lay before: believed
+1.2-3.8 cm off, a spoon set into a bowl by that belief landed off the bowl (dev sim-bench layouts 100306, 100307,
+100332). A spoon at the table's outer edge is taken with the fingers pointing outward
 (`GraspPose.yaw_range`): pointing inward, the arm cannot roll the palm down there."""
 import numpy as np
 import pytest

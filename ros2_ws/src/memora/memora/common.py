@@ -59,21 +59,18 @@ def run_node(factory: Callable[[], Node], args: Sequence[str] | None = None, thr
             node.get_logger().fatal(str(exc))
         code = int(exc.exit_code)
     except Exception:
-        if not rclpy.ok():
-            # SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy raises a
-            # plain RCLError ("context is not valid") instead of ExternalShutdownException. Still a clean stop.
-            detach_log()
-            _arm_teardown_watchdog(_name(node), lambda: 0)
-            return _finish(node, 0)
-        log.exception("node failed")
-        if node is not None:
-            node.get_logger().fatal("node failed; see the traceback above")
-        code = 1
+        # Unless SIGINT/SIGTERM shut the context down while the executor was between waits: rclpy then raises a
+        # plain RCLError ("context is not valid") instead of ExternalShutdownException, still a clean stop.
+        if rclpy.ok():
+            log.exception("node failed")
+            if node is not None:
+                node.get_logger().fatal("node failed; see the traceback above")
+            code = 1
     detach_log()
     # Teardown (destroying the node and its DDS participant) is bounded as the one-shot tools' is: a supervisor
     # escalates to SIGTERM and SIGKILL after its grace (the test graph's 8 s; a camera node killed about 10 s after
     # SIGINT was seen once in CI, where it hung not known), so past TEARDOWN_LIMIT_S the node leaves with its own code.
-    _arm_teardown_watchdog(_name(node), lambda: code)
+    _arm_teardown_watchdog(_name(node), code)
     return _finish(node, code)
 
 
@@ -121,7 +118,7 @@ def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
     try:
         yield tool
     finally:
-        _arm_teardown_watchdog(name, lambda: tool.code)
+        _arm_teardown_watchdog(name, tool.code)
         _finish(tool.node, 0)
     # The job is done and its node destroyed: nothing left for the interpreter's own teardown, where handles the
     # garbage collector finalises after the context is gone have crashed rclpy tools (CI saw `estop --clear` exit
@@ -129,12 +126,12 @@ def one_shot_node(name: str, ros_args: Sequence[str]) -> Iterator[OneShot]:
     exit_without_teardown(tool.code)
 
 
-def _arm_teardown_watchdog(name: str, code: Callable[[], int]) -> None:
-    """Past TEARDOWN_LIMIT_S from now, say so on stderr and end the process with `code()` (a daemon timer: a
+def _arm_teardown_watchdog(name: str, code: int) -> None:
+    """Past TEARDOWN_LIMIT_S from now, say so on stderr and end the process with `code` (a daemon timer: a
     process that finishes first is not held up by it)."""
     def expire() -> None:
         print(f"{name}: teardown took over {TEARDOWN_LIMIT_S:.0f} s; leaving without it", file=sys.stderr)
-        exit_without_teardown(code())
+        exit_without_teardown(code)
 
     timer = threading.Timer(TEARDOWN_LIMIT_S, expire)
     timer.daemon = True
