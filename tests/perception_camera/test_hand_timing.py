@@ -13,7 +13,7 @@ from memora_core.perception.camera.tracks import Event
 def timing(transitions, drop=True) -> HandTiming:
     reader = HoldReader(forest=None)
     reader.transitions = list(transitions)
-    return HandTiming(reader, within_s=2.5, drop_unmatched=drop)
+    return HandTiming(reader, within_s=2.5, drop_unmatched=drop, wait_s=6.0)
 
 
 TRACKER = SimpleNamespace(tracks=[SimpleNamespace(inside=None), SimpleNamespace(inside=None),

@@ -103,7 +103,8 @@ class CameraPerception(PerceptionBackend):
             self._said[video_id] = []
             if self.cfg.hand_timing and "holding" in self.model.forests:
                 reader = HoldReader(self.model.forests["holding"], self.model.forests.get("pouring"))
-                self._holds[video_id] = HandTiming(reader, self.cfg.hand_timing_s, self.cfg.hand_drop_unmatched)
+                self._holds[video_id] = HandTiming(reader, self.cfg.hand_timing_s, self.cfg.hand_drop_unmatched,
+                                                   self.cfg.hold_wait_s)
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)
                 for d in (self._reported, self._said, self._holds):
@@ -228,7 +229,8 @@ class CameraPerception(PerceptionBackend):
             self._reported[seg.video_id] = len(tracker.events)
             timed = self._hand_timed(self._once(new, tracker, seg.video_id), seg.video_id, tracker)
             if ended and seg.video_id in self._holds:
-                timed = sorted(timed + self._holds[seg.video_id].unread_holds(tracker), key=lambda e: e.key_s)
+                timing = self._holds[seg.video_id]
+                timed = sorted(timed + timing.flush(tracker) + timing.unread_holds(tracker), key=lambda e: e.key_s)
             actions = [self._action(e, tracker) for e in timed]
         if table_seen:
             objects.append(ObjectObservation(name=self.cfg.surface_name, category=self.cfg.surface_category))

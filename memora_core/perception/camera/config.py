@@ -53,6 +53,9 @@ class CameraPerceptionConfig(BaseModel):
                                  "of the hand within this many seconds of when the tracker read it")
     hand_drop_unmatched: bool = Field(default=True, description="drop a pick or put with no grasp or release of the "
                                       "hand within hand_timing_s (nothing was taken or let go then)")
+    hold_wait_s: float = Field(default=6.0, ge=0, description="the pick, pours and put of one hold are reported "
+                               "together, naming one object (camera/hold_object.py): they wait for the tracker to "
+                               "read the hold's put this long after the hand let go, then end in a put at the release")
     forget_s: float = Field(default=8.0, gt=0, description="an object missing from its place this long, never seen "
                             "taken, is forgotten")
     beside_tol: float = Field(default=0.09, ge=0, description="put next to an object handled before: centres this close "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from memora_core.perception.camera.hold_object import one_object
 from memora_core.perception.camera.holding import HoldReader
 from memora_core.perception.camera.tracks import Event
 
@@ -27,9 +28,11 @@ class HandTiming:
     reader: HoldReader
     within_s: float
     drop_unmatched: bool
+    wait_s: float  # a hold's events wait this long after its release for the tracker to read its put
     claimed: set[int] = field(default_factory=set)       # transitions that timed an action
     holds: dict[int, int] = field(default_factory=dict)  # track -> the grasp its latest pick was timed by
     over: list[tuple[float, int | None]] = field(default_factory=list)  # (t, the container at rest the hand is on)
+    waiting: dict[int, list[Event]] = field(default_factory=dict)  # grasp -> the events of a hold not yet over
 
     def saw(self, t: float, hand, tracker) -> None:
         """A frame's hand mask (None: none found): the container at rest it lies on most, if any."""
@@ -70,7 +73,16 @@ class HandTiming:
     def timed(self, events: list[Event], tracker) -> list[Event]:
         """`events` (one batch, as the tracker reported them) timed by the hand; `tracker` gives a track's place.
         Events and moments are paired nearest first (a move read 0.3 s from a grasp gets it before one read
-        0.8 s from it), one moment per event and one event per moment."""
+        0.8 s from it), one moment per event and one event per moment. The events of a hold wait until its put is
+        known (or `wait_s` after its release), then come out naming one object (hold_object.py)."""
+        return self._by_hold(self._time(events, tracker), tracker, final=False)
+
+    def flush(self, tracker) -> list[Event]:
+        """At the end of the video: the holds still waiting, each ending in its put."""
+        return self._by_hold([], tracker, final=True)
+
+    def _time(self, events: list[Event], tracker) -> list[tuple[Event, int | None]]:
+        """The events timed, each with the grasp (transition index) of the hold that timed it (None: no hold)."""
         moments = self.reader.transitions
         want = {"pick": "grasp", "put": "release"}
         pairs = sorted((abs(t - e.key_s), j, i) for j, e in enumerate(events) if e.kind in want
@@ -85,13 +97,13 @@ class HandTiming:
         for j, e in enumerate(events):
             if e.kind == "pick" and j in chosen:
                 self.holds[e.track] = picked[e.track] = chosen[j]
-        out: list[Event] = []
+        out: list[tuple[Event, int | None]] = []
         ended: list[tuple[int, int]] = []  # (track, release) of the puts timed by a release
         pours = [e for e in events if e.kind == "pour"]
         for j, e in enumerate(events):
             if e.kind not in want:
                 if e.kind != "pour":
-                    out.append(e)
+                    out.append((e, None))
                 continue
             i = chosen.get(j)
             if i is None and e.kind == "put" and e.track in self.holds:
@@ -100,27 +112,59 @@ class HandTiming:
                     self.claimed.add(i)
             if i is None:
                 if not self.drop_unmatched:
-                    out.append(e)
+                    out.append((e, None))
                 continue
-            out.append(replace(e, key_s=moments[i][0]))
+            out.append((replace(e, key_s=moments[i][0]), i if e.kind == "pick" else i - 1))
             if e.kind == "put":
                 ended.append((e.track, i))
-        put_tracks = {e.track for e in out if e.kind == "put"} | {e.track for e in pours}
+        put_tracks = {e.track for e, _ in out if e.kind == "put"} | {e.track for e in pours}
         for track, grasp in picked.items():
             r = None if track in put_tracks else self._release_after(grasp)
             if r is not None:
                 self.claimed.add(r)
-                t = moments[r][0]
-                out.append(Event("put", track, t, t, t, target=tracker.tracks[track].inside))
+                out.append((self._put_at(track, r, tracker), grasp))
                 ended.append((track, r))
         for track, r in ended:
             mine = [e for e in pours if e.track == track and moments[r - 1][0] - self.within_s <= e.key_s
                     <= moments[r][0]]
             poured = self._pour(track, r, mine)
-            out += poured
+            out += [(e, r - 1) for e in poured]
             pours = [e for e in pours if e not in mine or not poured]
-        out += pours  # the tracker's pours no hold with tilted frames timed
-        return sorted(out, key=lambda e: e.key_s)
+        out += [(e, None) for e in pours]  # the tracker's pours no hold with tilted frames timed
+        return out
+
+    def _put_at(self, track: int, release: int, tracker) -> Event:
+        """A put of `track` at the release `release` (the hold's own, the tracker having read none): where the
+        tracker last placed it."""
+        t = self.reader.transitions[release][0]
+        return Event("put", track, t, t, t, target=tracker.tracks[track].inside)
+
+    def _by_hold(self, timed: list[tuple[Event, int | None]], tracker, final: bool) -> list[Event]:
+        """The events with no hold, and those of each hold that is over: its put known, or its release `wait_s`
+        ago, or the video ended (a hold with no put read ends in one at its release)."""
+        ready = [e for e, h in timed if h is None]
+        for e, h in timed:
+            if h is not None:
+                self.waiting.setdefault(h, []).append(e)
+        moments = self.reader.transitions
+        for g in sorted(self.waiting):
+            evs = self.waiting[g]
+            r = g + 1 if g + 1 < len(moments) and moments[g + 1][1] == "release" else None
+            has_put = any(e.kind == "put" for e in evs)
+            if not (has_put or final or (r is not None and tracker.t - moments[r][0] >= self.wait_s)):
+                continue
+            del self.waiting[g]
+            if not has_put:
+                picks = [e for e in evs if e.kind == "pick"]
+                r = self._release_after(g)
+                if picks and r is not None:
+                    self.claimed.add(r)
+                    evs = evs + [self._put_at(picks[0].track, r, tracker)] + (
+                        [] if any(e.kind == "pour" for e in evs) else self._pour(picks[0].track, r, []))
+            evs = one_object(evs, moments[g][0], lambda i: bool(tracker.is_container(tracker.tracks[i])))
+            self.holds[evs[0].track] = g
+            ready += evs
+        return sorted(ready, key=lambda e: e.key_s)
 
     def unread_holds(self, tracker) -> list[Event]:
         """At the end of the video, the holds no action was timed by: the hand took something the tracker did not

@@ -49,14 +49,14 @@ class MoveReader:
             return []
         last_t, last_pos = tr.carried[-1]
         origin_t = tr.pick_time()
-        out = [Event("pick", tr.id, origin_t, tr.last_rest, origin_t)]
+        out = [Event("pick", tr.id, origin_t, tr.last_rest, origin_t, taken_s=origin_t)]
         near = [c for c in self.tk.tracks if c.id != tr.id and c.state == "resting" and c.missing_since is None
                 and self.tk.is_container(c) and self.tk.look_cost(c, tr.colour, tr.category) >= 0.3
                 and np.linalg.norm(c.pos - last_pos) < 2 * self.tk.tol]
         if near:
             c = min(near, key=lambda c: np.linalg.norm(c.pos - last_pos))
             key = last_t + self.tk.dt / 2
-            out.append(Event("put", tr.id, key, last_t, key, target=c.id))
+            out.append(Event("put", tr.id, key, last_t, key, target=c.id, taken_s=origin_t))
             tr.inside = c.id
         tr.carried, tr.handled = [], True
         return out
@@ -143,10 +143,10 @@ class MoveReader:
         over = self.tk.container_against(tr) if inside is None else None
         tr.held_still = True
         if not tr.pending or tr.pending[-1].kind == "put":
-            tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t))
+            tr.pending.append(Event("pick", tr.id, origin_t, tr.last_rest, origin_t, taken_s=origin_t))
         # the hand hides what it lets go of until it has drawn back: the release was before the thing first showed
         put_s = max(origin_t, rest_s - self.tk.put_lead_s)
-        tr.pending.append(Event("put", tr.id, put_s, origin_t, put_s,
+        tr.pending.append(Event("put", tr.id, put_s, origin_t, put_s, taken_s=origin_t,
                                 target=inside.id if inside else None, beside=beside,
                                 over=over.id if over is not None else None))
         tr.inside, tr.handled = (inside.id if inside else None), True

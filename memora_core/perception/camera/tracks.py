@@ -32,6 +32,7 @@ class Event:
     beside: int | None = None   # put next to this track
     over: int | None = None     # put down still in the hand, over (or against) this container track: if taken up
                                 # again within the pour window, it was poured there
+    taken_s: float | None = None  # when the tracker saw the object leave its place (the hold it belongs to, hold_object.py)
 
 
 @dataclass
@@ -99,7 +100,7 @@ class Track:
             return
         put = self.pending[-1]
         self.pending[-1] = Event("pour", self.id, (put.key_s + self.last_rest) / 2, put.key_s, self.pour_at,
-                                 target=put.target if put.target is not None else put.over)
+                                 target=put.target if put.target is not None else put.over, taken_s=put.taken_s)
         self.inside, self.pour_at = None, None
 
     def pick_time(self) -> float:
