@@ -101,7 +101,7 @@ class VideoTracker:
         if grey is not None:
             a = self.view = self.motion.update(grey, hand)
             for tr in live:
-                tr.pos = apply(a, tr.pos)
+                tr.move_to(apply(a, tr.pos))
         # 1. every track keeps its place if a like region is there
         pairs = []
         for i, tr in enumerate(live):
@@ -213,7 +213,7 @@ class VideoTracker:
             near = np.argsort(d)[: self.hidden_neighbours]
             near = near[d[near] <= self.hidden_reach * self.tol]
             if len(near):
-                tr.pos = tr.pos + np.median(moves[near], axis=0)
+                tr.move_to(tr.pos + np.median(moves[near], axis=0))
 
     def _join_parts_taken_together(self, live: list[Track], t: float) -> None:
         """Parts of one object (a labelled bottle splits into bands that look different) are taken together: tracks

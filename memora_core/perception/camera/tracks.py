@@ -51,7 +51,8 @@ class Track:
     category: np.ndarray | None = None
     material: np.ndarray | None = None
     label: np.ndarray | None = None
-    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)  # in the latest frame's pixels (moved with the view while unseen)
+    box_drift: np.ndarray = field(default_factory=lambda: np.zeros(2))  # the box's move not yet in whole pixels
     inside: int | None = None         # the container track it rests in
     handled: bool = False
     pending: list = field(default_factory=list)
@@ -73,7 +74,7 @@ class Track:
         self.material = s.material.copy() if self.material is None else self.material + s.material
         if s.label is not None:
             self.label = s.label.copy() if self.label is None else self.label + s.label
-        self.box = s.box
+        self.box, self.box_drift = s.box, np.zeros(2)
 
     def pool(self, other: "Track") -> None:
         """Take `other`'s look evidence (colour votes, category, material and label sums) as its own."""
@@ -86,7 +87,16 @@ class Track:
     def absorb(self, other: "Track") -> None:
         """`other` was this object seen again: its evidence pools into this track, and its box is the latest."""
         self.pool(other)
-        self.box = other.box
+        self.box, self.box_drift = other.box, other.box_drift.copy()
+
+    def move_to(self, pos: np.ndarray) -> None:
+        """Its place carried to `pos` (the view moved, or a hidden place was corrected by its neighbours), and its
+        box with it, in whole pixels (the fraction left over carries to the next move)."""
+        d = pos - self.pos + self.box_drift
+        step = np.round(d)
+        self.box_drift = d - step
+        self.box = (self.box[0] + int(step[0]), self.box[1] + int(step[1]), self.box[2], self.box[3])
+        self.pos = pos
 
     def found_at(self, pos: np.ndarray, t: float) -> None:
         """Missing, found again at rest at `pos`: it never left (no pick, no put, no pour)."""
