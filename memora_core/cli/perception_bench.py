@@ -20,7 +20,8 @@ MATCHING = """matching:
            left out. recall = matched / oracle objects, precision = matched / camera objects (over all segments).
   actions  per session, one-to-one by smallest |dt|: same kind (pick / put / pour), same object (name as above;
            actions_identity: the camera object matched to it by identity), key times (grasp, release, middle of
-           the pour) within --max-dt. median_abs_dt_s over the matched pairs.
+           the pour) within --max-dt. median_abs_dt_s over the matched pairs. actions_target: the same and the
+           same target (what a put or pour went into or onto).
   compression  entity observations per retained entity after writing the camera observations to a fresh store
            (deterministic editor), one participant per routine and one doing all routines; median over them
            (oracle_compression_median: the same for the sim oracle's observations).

@@ -13,7 +13,7 @@ from memora_core.perception.camera.tracks import Event
 def timing(transitions, drop=True) -> HandTiming:
     reader = HoldReader(forest=None)
     reader.transitions = list(transitions)
-    return HandTiming(reader, within_s=2.5, drop_unmatched=drop, wait_s=6.0)
+    return HandTiming(reader, within_s=2.5, drop_unmatched=drop, wait_s=6.0, pour_by_hand=False)
 
 
 TRACKER = SimpleNamespace(tracks=[SimpleNamespace(inside=None), SimpleNamespace(inside=None),
@@ -92,3 +92,21 @@ def test_a_hold_no_move_was_read_for_takes_what_went_missing_as_the_hand_took_ho
     out = t.unread_holds(tracker)
     assert [(e.kind, e.track, e.key_s) for e in out] == [("pick", 1, 12.75), ("put", 1, 16.25)]
     assert t.unread_holds(tracker) == []  # each hold once
+
+
+def test_a_pour_read_without_tilted_frames_goes_into_the_container_under_the_hand_and_names_its_hold():
+    t = timing([(2.75, "grasp"), (9.25, "release")])
+    t.pour_by_hand = True
+    t.over = [(4.0, 0), (5.0, 2), (5.5, 2), (6.0, 2), (6.5, None), (8.5, 0)]  # the hand over cup 2 as it poured
+    tracks = [SimpleNamespace(inside=None, colour=None, category=None) for _ in range(3)]
+    tracker = SimpleNamespace(t=10.0, tracks=tracks, is_container=lambda tr: True,
+                              look_cost=lambda a, colour, category: 2.0)
+    out = t.timed([Event("pick", 1, 3.0, 3.0, 3.0, taken_s=3.0), Event("pour", 0, 5.5, 4.75, 6.25, target=0),
+                   Event("put", 1, 9.0, 9.0, 9.0, taken_s=3.0)], tracker)
+    assert [(e.kind, e.track, e.target) for e in out] == [("pick", 1, None), ("pour", 1, 2), ("put", 1, None)]
+    t.pour_by_hand = False  # the tracker's own target
+    t2 = timing([(2.75, "grasp"), (9.25, "release")])
+    t2.over = t.over
+    tracker.t = 20.0  # the hold ended long ago: its events wait no longer for a put
+    out = t2.timed([Event("pour", 1, 5.5, 4.75, 6.25, target=0)], tracker)
+    assert [(e.kind, e.target) for e in out] == [("pour", 0)]

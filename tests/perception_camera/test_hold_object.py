@@ -10,22 +10,22 @@ from memora_core.perception.camera.holding import HoldReader
 from memora_core.perception.camera.tracks import Event
 
 CONTAINERS = {0, 5}  # track ids that are containers in these cases
-tracker = SimpleNamespace(t=0.0, tracks=[SimpleNamespace(id=i, inside=None) for i in range(8)],
-                          is_container=lambda tr: tr.id in CONTAINERS)
+tracker = SimpleNamespace(t=0.0, tracks=[SimpleNamespace(id=i, inside=None, colour=None, category=None) for i in range(8)],
+                          is_container=lambda tr: tr.id in CONTAINERS, look_cost=lambda a, colour, category: 2.0)
 
 
 def timing(transitions) -> HandTiming:
     reader = HoldReader(forest=None)
     reader.transitions = list(transitions)
-    return HandTiming(reader, within_s=2.5, drop_unmatched=True, wait_s=6.0)
+    return HandTiming(reader, within_s=2.5, drop_unmatched=True, wait_s=6.0, pour_by_hand=False)
 
 
 def test_what_the_object_was_put_into_is_not_the_object_held():
     # a bowl (0) read as taken at the grasp, the box (3) read put into it: the hand held the box
     events = [Event("pick", 0, 13.75, 13.0, 13.75, taken_s=13.7), Event("put", 3, 16.75, 14.0, 16.75, target=0,
                                                                          taken_s=14.0)]
-    assert held_track(events, 13.75) == 3
-    out = one_object(events, 13.75, lambda i: i in CONTAINERS)
+    assert held_track(events, 13.75, lambda a, b: False) == 3
+    out = one_object(events, 13.75, lambda i: i in CONTAINERS, lambda a, b: False)
     assert [(e.kind, e.track, e.target) for e in out] == [("pick", 3, None), ("put", 3, 0)]
 
 
@@ -33,7 +33,7 @@ def test_a_container_read_as_moved_when_the_hand_let_go_becomes_the_puts_target(
     # the box (2) taken at the grasp; the bowl (5) went missing when the box was put into it and read as moved
     events = [Event("pick", 2, 12.75, 12.0, 12.75, taken_s=12.0), Event("put", 5, 15.75, 15.0, 15.75, target=4,
                                                                          taken_s=15.0)]
-    out = one_object(events, 12.75, lambda i: i in CONTAINERS)
+    out = one_object(events, 12.75, lambda i: i in CONTAINERS, lambda a, b: False)
     assert [(e.kind, e.track, e.target) for e in out] == [("pick", 2, None), ("put", 2, 5)]
 
 
@@ -41,12 +41,12 @@ def test_the_track_seen_moved_and_poured_outweighs_one_only_seen_to_go_missing()
     events = [Event("pick", 1, 9.75, 9.5, 9.75, taken_s=10.0), Event("pour", 6, 13.5, 12.0, 14.0, target=0,
                                                                       taken_s=10.5),
               Event("put", 6, 18.75, 15.0, 18.75, taken_s=15.25)]
-    assert {e.track for e in one_object(events, 9.75, lambda i: i in CONTAINERS)} == {6}
+    assert {e.track for e in one_object(events, 9.75, lambda i: i in CONTAINERS, lambda a, b: False)} == {6}
 
 
 def test_one_track_is_left_alone():
     events = [Event("pick", 1, 3.0, 3.0, 3.0), Event("put", 1, 6.0, 6.0, 6.0)]
-    assert one_object(events, 3.0, lambda i: False) == events
+    assert one_object(events, 3.0, lambda i: False, lambda a, b: False) == events
 
 
 def test_a_holds_pick_waits_for_its_put_and_both_name_one_object():

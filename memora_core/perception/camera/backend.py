@@ -104,7 +104,7 @@ class CameraPerception(PerceptionBackend):
             if self.cfg.hand_timing and "holding" in self.model.forests:
                 reader = HoldReader(self.model.forests["holding"], self.model.forests.get("pouring"))
                 self._holds[video_id] = HandTiming(reader, self.cfg.hand_timing_s, self.cfg.hand_drop_unmatched,
-                                                   self.cfg.hold_wait_s)
+                                                   self.cfg.hold_wait_s, self.cfg.pour_target == "hand")
             while len(self._trackers) > self.cfg.max_videos:
                 old, _ = self._trackers.popitem(last=False)
                 for d in (self._reported, self._said, self._holds):

@@ -11,6 +11,7 @@ the camera from the video's frames at the segment sample times. Matching:
   above; `actions_identity`: the camera object matched to the oracle object by identity in that session),
   and key times (grasp / release / middle of the pour; the `kind@time` in source_id) within `max_dt_s`.
   recall = matched / oracle actions, precision = matched / camera actions, median |dt| over matched pairs.
+  `actions_target`: as `actions`, and the same target too (what a put or pour went into or onto: the second noun).
 - compression: the camera observations written to a fresh store with the deterministic editor, one participant
   per routine and one who does every routine (as bench/benchmarks/demo_render_bench.py); entity observations
   per retained entity (memora stats' compression_ratio), median over participants; the oracle's alongside.
@@ -86,12 +87,15 @@ def score_session(cam: list[SegmentObservation], ora: list[SegmentObservation], 
     ca = [a for s in cam for a in s.actions]
     oa = [a for s in ora for a in s.actions]
     out["act_oracle"], out["act_camera"] = len(oa), len(ca)
-    for mode, same_obj in (("name", lambda x, y: x == y), ("identity", lambda x, y: name_map.get(x) == y)):
+    modes = (("name", lambda x, y: x == y, False), ("identity", lambda x, y: name_map.get(x) == y, False),
+             ("target", lambda x, y: x == y, True))
+    for mode, same_obj, target in modes:
         cand = []
         for j, c in enumerate(ca):
             for i, o in enumerate(oa):
                 (kc, tc), (ko, to) = _key(c), _key(o)
-                if kc == ko and c.nouns and o.nouns and same_obj(c.nouns[0], o.nouns[0]) and abs(tc - to) <= max_dt_s:
+                if kc == ko and c.nouns and o.nouns and same_obj(c.nouns[0], o.nouns[0]) and abs(tc - to) <= max_dt_s \
+                        and (not target or c.nouns[1:2] == o.nouns[1:2]):
                     cand.append((abs(tc - to), j, i))
         dts = _pair_nearest(cand)
         out[f"act_{mode}"], out[f"dts_{mode}"] = len(dts), dts
@@ -222,6 +226,8 @@ def summarise(t: dict[str, Any], ratios: list[float], busy: float, video_s: floa
         "actions": {"recall": div(t["act_name"], t["act_oracle"]), "precision": div(t["act_name"], t["act_camera"]),
                     "median_abs_dt_s": med(t["dts_name"]), "max_dt_s": max_dt_s, "oracle": t["act_oracle"],
                     "camera": t["act_camera"], "matched": t["act_name"]},
+        "actions_target": {"recall": div(t["act_target"], t["act_oracle"]),
+                           "precision": div(t["act_target"], t["act_camera"]), "matched": t["act_target"]},
         "actions_identity": {"recall": div(t["act_identity"], t["act_oracle"]),
                              "precision": div(t["act_identity"], t["act_camera"]),
                              "median_abs_dt_s": med(t["dts_identity"]), "matched": t["act_identity"]},

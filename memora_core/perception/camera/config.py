@@ -1,6 +1,8 @@
 """Typed configuration of the `camera` perception backend (robot_configs/perception.yaml, section `camera`)."""
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -53,6 +55,10 @@ class CameraPerceptionConfig(BaseModel):
                                  "of the hand within this many seconds of when the tracker read it")
     hand_drop_unmatched: bool = Field(default=True, description="drop a pick or put with no grasp or release of the "
                                       "hand within hand_timing_s (nothing was taken or let go then)")
+    pour_target: Literal["hand", "tracker"] = Field(default="hand", description="what a pour went into: the "
+                                                    "container the hand lay on most while it poured (hand: the tilted "
+                                                    "frames of its hold, else the tracker's pour window), or the one the "
+                                                    "tracker read (tracker; the hand's where it read none)")
     hold_wait_s: float = Field(default=6.0, ge=0, description="the pick, pours and put of one hold are reported "
                                "together, naming one object (camera/hold_object.py): they wait for the tracker to "
                                "read the hold's put this long after the hand let go, then end in a put at the release")

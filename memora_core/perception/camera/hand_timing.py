@@ -29,17 +29,19 @@ class HandTiming:
     within_s: float
     drop_unmatched: bool
     wait_s: float  # a hold's events wait this long after its release for the tracker to read its put
+    pour_by_hand: bool  # a pour goes into the container the hand lay on most as it poured (config pour_target)
     claimed: set[int] = field(default_factory=set)       # transitions that timed an action
     holds: dict[int, int] = field(default_factory=dict)  # track -> the grasp its latest pick was timed by
     over: list[tuple[float, int | None]] = field(default_factory=list)  # (t, the container at rest the hand is on)
     waiting: dict[int, list[Event]] = field(default_factory=dict)  # grasp -> the events of a hold not yet over
 
     def saw(self, t: float, hand, tracker) -> None:
-        """A frame's hand mask (None: none found): the container at rest it lies on most, if any."""
+        """A frame's hand mask (None: none found): the container at rest it lies on most, if any (seen, or hidden at
+        its place: the hand pouring over a cup hides it)."""
         best, most = None, 0
         if hand is not None:
             for tr in tracker.tracks:
-                if tr.state == "resting" and tr.missing_since is None and tracker.is_container(tr):
+                if tr.state == "resting" and tracker.is_container(tr):
                     x, y, w, h = tr.box
                     n = int(hand[max(0, y):y + h, max(0, x):x + w].sum())
                     if n > most:
@@ -56,11 +58,33 @@ class HandTiming:
         if not tilted:
             return []
         mid = (min(tilted) + max(tilted)) / 2
+        under = self._under_hand(min(tilted), max(tilted), track)
         if read:
-            return [replace(e, key_s=mid) for e in read]
-        seen = [c for t, c in self.over if c is not None and min(tilted) <= t <= max(tilted)]
-        target = max(set(seen), key=seen.count) if seen else None
-        return [Event("pour", track, mid, min(tilted), max(tilted), target=target)]
+            return [replace(e, key_s=mid, target=under if self.pour_by_hand and under is not None else e.target)
+                    for e in read]
+        return [Event("pour", track, mid, min(tilted), max(tilted), target=under)]
+
+    def _under_hand(self, t0: float, t1: float, track: int) -> int | None:
+        """The container (not `track`) the hand lay on in most frames from `t0` to `t1`, if any."""
+        seen = [c for t, c in self.over if c is not None and c != track and t0 <= t <= t1]
+        return max(set(seen), key=seen.count) if seen else None
+
+    def _hold_at(self, t: float) -> int | None:
+        """The grasp (transition index) of the hold going on at `t`, if the hand held something then."""
+        tr = self.reader.transitions
+        for g, (tg, kind) in enumerate(tr):
+            if kind == "grasp" and tg <= t and (g + 1 >= len(tr) or t <= tr[g + 1][0]):
+                return g
+        return None
+
+    def _tracker_pour(self, e: Event) -> tuple[Event, int | None]:
+        """A pour the tracker read that no tilted frames timed: in the hold going on then (if any), and, with
+        `pour_by_hand`, into the container the hand lay on most while it poured."""
+        if self.pour_by_hand:
+            under = self._under_hand(min(e.start_s, e.end_s), max(e.start_s, e.end_s), e.track)
+            if under is not None:
+                e = replace(e, target=under)
+        return e, self._hold_at(e.key_s)
 
     def _release_after(self, grasp: int) -> int | None:
         """The release that ended the hold begun at transition `grasp` (unclaimed), if the reader has seen it."""
@@ -130,7 +154,7 @@ class HandTiming:
             poured = self._pour(track, r, mine)
             out += [(e, r - 1) for e in poured]
             pours = [e for e in pours if e not in mine or not poured]
-        out += [(e, None) for e in pours]  # the tracker's pours no hold with tilted frames timed
+        out += [self._tracker_pour(e) for e in pours]  # the tracker's pours no hold with tilted frames timed
         return out
 
     def _put_at(self, track: int, release: int, tracker) -> Event:
@@ -161,7 +185,9 @@ class HandTiming:
                     self.claimed.add(r)
                     evs = evs + [self._put_at(picks[0].track, r, tracker)] + (
                         [] if any(e.kind == "pour" for e in evs) else self._pour(picks[0].track, r, []))
-            evs = one_object(evs, moments[g][0], lambda i: bool(tracker.is_container(tracker.tracks[i])))
+            tracks = tracker.tracks
+            evs = one_object(evs, moments[g][0], lambda i: bool(tracker.is_container(tracks[i])),
+                             lambda a, b: tracker.look_cost(tracks[a], tracks[b].colour, tracks[b].category) < 0.3)
             self.holds[evs[0].track] = g
             ready += evs
         return sorted(ready, key=lambda e: e.key_s)
