@@ -11,7 +11,11 @@ took hold and let go. Per video, each grasp and each release times at most one a
   took, it let go of when it let go;
 - a pour is timed in the middle of the hold's tilted frames (holding.py's second forest) when the reader saw any,
   else it keeps the tracker's time; a hold with tilted frames and no pour read pours into the container the hand was
-  over most in those frames (no target when it was over none);
+  over most in those frames (no target when it was over none); with `pour_by_hand`, every pour goes into the
+  container the hand was over most while it poured (its tilted frames, else the tracker's pour window), where the
+  hand was over one;
+- the events of one hold wait until its put is known (or `wait_s` after its release, then the hold ends in a put at
+  the release), and come out naming the one object the hand held (hold_object.py);
 - at the end of the video, a hold no action was timed by takes the object that went missing with the hand there
   around its grasp (`unread_holds`)."""
 from __future__ import annotations
