@@ -272,6 +272,10 @@ class CameraPerception(PerceptionBackend):
     def _action(self, e, tracker: VideoTracker) -> ActionObservation:
         name = lambda i: self.track_name(tracker.tracks[i], tracker) if i is not None else None  # noqa: E731
         obj, target, beside = name(e.track), name(e.target), name(e.beside)
+        # a thing is not in, nor next to, something of its own name: that is the object seen twice (two tracks of one
+        # object, its pieces), not a second one it was put into
+        target = None if target == obj else target
+        beside = None if beside == obj else beside
         if e.kind == "put" and target is None:
             target = self.cfg.surface_name
         verb = self.cfg.verbs.get(e.kind, e.kind)
