@@ -68,3 +68,28 @@ def test_camera_with_missing_video_fails(ros_env, node_bin, tmp_path):
                          env=ros_env, capture_output=True, text=True, timeout=60)
     assert res.returncode == 1
     assert "nope.mp4" in res.stdout + res.stderr
+
+
+def test_episodes_played_faster_than_real_time_never_share_a_stamp(ros_env, node_bin, tiny_video, tmp_path):
+    # At 4x a 3 s video is played in 0.75 s, while its frames are stamped up to origin + 2.8 s: the next episode's
+    # origin must come after them, or a late frame of the first is placed in the second by its stamp.
+    episodes = _echo(node_bin, ros_env, "/memora/camera/episode", "memora_interfaces/msg/EpisodeEvent", 4,
+                     tmp_path / "r1", qos="latched")
+    camera = None
+    try:
+        _wait_ready([tmp_path / "r1"])
+        camera = subprocess.Popen(
+            [str(node_bin / "camera"), "--ros-args", "-p", f"videos:=[{tiny_video}, {tiny_video}]", "-p", "fps:=5.0",
+             "-p", "speed:=4.0", "-p", "max_side:=48", "-p", "start_delay_s:=2.0"],
+            env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        ep_out, ep_err = episodes.communicate(timeout=60)
+    finally:
+        for p in (episodes, camera):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                p.wait(timeout=15)
+    assert episodes.returncode == 0, ep_err
+    events = [json.loads(line) for line in ep_out.splitlines()]
+    assert [e["event"] for e in events] == ["start", "end", "start", "end"]
+    origin = [e["stamp_origin"]["sec"] + e["stamp_origin"]["nanosec"] * 1e-9 for e in events]
+    assert origin[2] >= origin[1] + events[1]["duration_s"], (origin, events[1]["duration_s"])

@@ -2,7 +2,8 @@
 
 Sensor-data QoS (best effort, shallow queue) and a publish-rate limit, because an unlimited reliable image
 publisher can stall DDS. Video episodes are bracketed by EpisodeEvent messages; image stamps are
-`stamp_origin + video time`, so consumers recover the video time of each frame. In the simulator the
+`stamp_origin + video time`, so consumers recover the video time of each frame; an episode's origin is never
+before the stamps of the one before (played faster than real time, those run ahead of the clock). In the simulator the
 simulator node publishes the head camera on the same topic, and this node is not started.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy, DurabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Image
 
-from memora.common import declare_params, run_node, stamp_add
+from memora.common import declare_params, run_node, stamp_add, stamp_diff
 from memora_interfaces.msg import EpisodeEvent, NodeStatus
 
 
@@ -68,6 +69,7 @@ class CameraNode(Node):
         self.episode_pub = self.create_publisher(EpisodeEvent, self.p.episode_topic, latched)
         self.status_pub = self.create_publisher(NodeStatus, self.p.status_topic, latched)
         self.frames_sent = 0
+        self._stamps_end: Any = None  # the stamp just after the last video episode's last frame
         self._ready_seen = threading.Event()
         if self.p.wait_for_node:
             self.create_subscription(NodeStatus, self.p.status_topic, self._on_status, latched)
@@ -138,6 +140,11 @@ class CameraNode(Node):
 
         video_id = path.stem
         origin = self.get_clock().now().to_msg()
+        if self._stamps_end is not None and stamp_diff(self._stamps_end, origin) > 0:
+            # played faster than real time, the episode before stamped its frames past now: this one starts after
+            # them, so no frame's stamp falls in two episodes (consumers place frames by stamp, and a late frame of
+            # the one before would otherwise land in this one)
+            origin = self._stamps_end
         wall0 = time.monotonic()
         self._episode(video_id, EpisodeEvent.EVENT_START, origin)
         period = 1.0 / self.p.fps
@@ -163,6 +170,7 @@ class CameraNode(Node):
                 self.image_pub.publish(self._image(frame.to_ndarray(format="rgb24"), stamp_add(origin, t)))
                 sent += 1
         self.frames_sent += sent
+        self._stamps_end = stamp_add(origin, last_t + period)
         self._episode(video_id, EpisodeEvent.EVENT_END, origin, duration=last_t, frames=sent)
         self.get_logger().info(f"episode {video_id}: {sent} frames over {last_t:.1f} s of video")
 
