@@ -31,3 +31,9 @@ def test_a_tracker_carries_hidden_boxes_with_the_view():
     tk.step(2.0, [], np.zeros((240, 320), np.uint8), np.zeros((240, 320), bool))  # the cup hidden in this frame
     assert np.allclose(tr.pos, [140.0, 120.0], atol=1.0)
     assert tr.box == (130, 110, 20, 20)
+
+
+def test_a_place_that_is_not_a_number_leaves_the_box_where_it_was():
+    tr = Track(id=0, pos=np.array([100.0, 100.0]), first_seen=0.0, box=(90, 90, 20, 20))
+    tr.move_to(np.array([np.nan, 100.0]))
+    assert tr.box == (90, 90, 20, 20)

@@ -93,6 +93,9 @@ class Track:
         """Its place carried to `pos` (the view moved, or a hidden place was corrected by its neighbours), and its
         box with it, in whole pixels (the fraction left over carries to the next move)."""
         d = pos - self.pos + self.box_drift
+        if not np.all(np.isfinite(d)):  # no move to carry (a degenerate view transform): the box stays
+            self.pos = pos
+            return
         step = np.round(d)
         self.box_drift = d - step
         self.box = (self.box[0] + int(step[0]), self.box[1] + int(step[1]), self.box[2], self.box[3])
