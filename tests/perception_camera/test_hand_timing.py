@@ -98,9 +98,8 @@ def test_a_pour_read_without_tilted_frames_goes_into_the_container_under_the_han
     t = timing([(2.75, "grasp"), (9.25, "release")])
     t.pour_by_hand = True
     t.over = [(4.0, 0), (5.0, 2), (5.5, 2), (6.0, 2), (6.5, None), (8.5, 0)]  # the hand over cup 2 as it poured
-    tracks = [SimpleNamespace(inside=None, colour=None, category=None) for _ in range(3)]
-    tracker = SimpleNamespace(t=10.0, tracks=tracks, is_container=lambda tr: True,
-                              look_cost=lambda a, colour, category: 2.0)
+    tracker = SimpleNamespace(t=10.0, tracks=[SimpleNamespace(inside=None) for _ in range(3)],
+                              is_container=lambda tr: True, doubles=lambda a, b: False)
     out = t.timed([Event("pick", 1, 3.0, 3.0, 3.0, taken_s=3.0), Event("pour", 0, 5.5, 4.75, 6.25, target=0),
                    Event("put", 1, 9.0, 9.0, 9.0, taken_s=3.0)], tracker)
     assert [(e.kind, e.track, e.target) for e in out] == [("pick", 1, None), ("pour", 1, 2), ("put", 1, None)]

@@ -10,14 +10,27 @@ from memora_core.perception.camera.holding import HoldReader
 from memora_core.perception.camera.tracks import Event
 
 CONTAINERS = {0, 5}  # track ids that are containers in these cases
-tracker = SimpleNamespace(t=0.0, tracks=[SimpleNamespace(id=i, inside=None, colour=None, category=None) for i in range(8)],
-                          is_container=lambda tr: tr.id in CONTAINERS, look_cost=lambda a, colour, category: 2.0)
+
+
+def make_tracker(t: float) -> SimpleNamespace:
+    """What HandTiming reads of the tracker at time `t`: tracks (0 and 5 containers), none a double of another."""
+    return SimpleNamespace(t=t, tracks=[SimpleNamespace(id=i, inside=None) for i in range(8)],
+                           is_container=lambda tr: tr.id in CONTAINERS, doubles=lambda a, b: False)
 
 
 def timing(transitions) -> HandTiming:
     reader = HoldReader(forest=None)
     reader.transitions = list(transitions)
     return HandTiming(reader, within_s=2.5, drop_unmatched=True, wait_s=6.0, pour_by_hand=False)
+
+
+def open_hold(track: int, now: float) -> HandTiming:
+    """A hand that took hold at 2.75 s (pick of `track` read, not let out: the hold is not over) and let go at
+    6.25 s, as known at `now`."""
+    t = timing([(2.75, "grasp")])
+    assert t.timed([Event("pick", track, 3.0, 2.5, 3.0, taken_s=3.0)], make_tracker(now)) == []
+    t.reader.transitions.append((6.25, "release"))
+    return t
 
 
 def test_what_the_object_was_put_into_is_not_the_object_held():
@@ -50,30 +63,18 @@ def test_one_track_is_left_alone():
 
 
 def test_a_holds_pick_waits_for_its_put_and_both_name_one_object():
-    t = timing([(2.75, "grasp")])
-    tracker.t = 4.0
-    assert t.timed([Event("pick", 0, 3.0, 2.5, 3.0, taken_s=3.0)], tracker) == []  # the hold is not over
-    t.reader.transitions.append((6.25, "release"))
-    tracker.t = 9.0
-    out = t.timed([Event("put", 3, 7.0, 3.2, 7.0, target=0, taken_s=3.2)], tracker)
+    t = open_hold(0, now=4.0)
+    out = t.timed([Event("put", 3, 7.0, 3.2, 7.0, target=0, taken_s=3.2)], make_tracker(9.0))
     assert [(e.kind, e.track, e.key_s, e.target) for e in out] == [("pick", 3, 2.75, None), ("put", 3, 6.25, 0)]
 
 
 def test_a_hold_whose_put_is_never_read_ends_in_a_put_at_its_release():
-    t = timing([(2.75, "grasp")])
-    tracker.t = 4.0
-    assert t.timed([Event("pick", 1, 3.0, 2.5, 3.0, taken_s=3.0)], tracker) == []
-    t.reader.transitions.append((6.25, "release"))
-    tracker.t = 9.0
-    assert t.timed([], tracker) == []  # released 2.75 s ago: the tracker may still read the put
-    tracker.t = 12.5
-    assert [(e.kind, e.track, e.key_s) for e in t.timed([], tracker)] == [("pick", 1, 2.75), ("put", 1, 6.25)]
+    t = open_hold(1, now=4.0)
+    assert t.timed([], make_tracker(9.0)) == []  # released 2.75 s ago: the tracker may still read the put
+    out = t.timed([], make_tracker(12.5))
+    assert [(e.kind, e.track, e.key_s) for e in out] == [("pick", 1, 2.75), ("put", 1, 6.25)]
 
 
 def test_the_end_of_the_video_lets_out_what_waits():
-    t = timing([(2.75, "grasp")])
-    tracker.t = 3.5
-    assert t.timed([Event("pick", 1, 3.0, 2.5, 3.0, taken_s=3.0)], tracker) == []
-    t.reader.transitions.append((6.25, "release"))
-    tracker.t = 7.0
-    assert [(e.kind, e.key_s) for e in t.flush(tracker)] == [("pick", 2.75), ("put", 6.25)]
+    t = open_hold(1, now=3.5)
+    assert [(e.kind, e.key_s) for e in t.flush(make_tracker(7.0))] == [("pick", 2.75), ("put", 6.25)]

@@ -191,7 +191,7 @@ class HandTiming:
                         [] if any(e.kind == "pour" for e in evs) else self._pour(picks[0].track, r, []))
             tracks = tracker.tracks
             evs = one_object(evs, moments[g][0], lambda i: bool(tracker.is_container(tracks[i])),
-                             lambda a, b: tracker.look_cost(tracks[a], tracks[b].colour, tracks[b].category) < 0.3)
+                             lambda a, b: tracker.doubles(tracks[a], tracks[b]))
             self.holds[evs[0].track] = g
             ready += evs
         return sorted(ready, key=lambda e: e.key_s)
@@ -206,7 +206,7 @@ class HandTiming:
             if moments[g][1] != "grasp" or g in self.claimed or moments[g + 1][1] != "release" \
                     or g + 1 in self.claimed:
                 continue
-            tg, tr_ = moments[g][0], moments[g + 1][0]
+            tg = moments[g][0]
             taken = [tr for tr in tracker.tracks if tr.missing_since is not None and tr.hand_at_miss
                      and tr.seen >= tracker.stable_seen and tr.id not in self.holds
                      and tg - 1.0 <= tr.missing_since <= tg + self.within_s]
@@ -215,6 +215,6 @@ class HandTiming:
             tr = max(taken, key=lambda c: c.seen)
             self.claimed.update((g, g + 1))
             self.holds[tr.id] = g
-            out += [Event("pick", tr.id, tg, tg, tg), Event("put", tr.id, tr_, tr_, tr_, target=tr.inside)]
+            out += [Event("pick", tr.id, tg, tg, tg), self._put_at(tr.id, g + 1, tracker)]
             out += self._pour(tr.id, g + 1, [])
         return out

@@ -51,7 +51,7 @@ class MoveReader:
         origin_t = tr.pick_time()
         out = [Event("pick", tr.id, origin_t, tr.last_rest, origin_t, taken_s=origin_t)]
         near = [c for c in self.tk.tracks if c.id != tr.id and c.state == "resting" and c.missing_since is None
-                and self.tk.is_container(c) and self.tk.look_cost(c, tr.colour, tr.category) >= 0.3
+                and self.tk.is_container(c) and not self.tk.doubles(c, tr)
                 and np.linalg.norm(c.pos - last_pos) < 2 * self.tk.tol]
         if near:
             c = min(near, key=lambda c: np.linalg.norm(c.pos - last_pos))

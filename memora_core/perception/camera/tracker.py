@@ -25,6 +25,7 @@ class VideoTracker:
         self.rest_frames = rest_frames
         self.stable_seen = 6  # sightings before a track is trusted to be an object (not a fragment)
         self.max_look = 0.9  # a region this unalike is not the track, however near
+        self.double_look = 0.3  # two tracks less unalike than this may be one object seen twice (`doubles`)
         self.hidden_neighbours, self.hidden_reach = 3, 8.0  # a hidden place follows this many seen places this near
         self.carried_within_extent = True  # a region by the hand within the object's extent of its place: not carried
         self.settle_frames = rest_frames + 1
@@ -67,11 +68,15 @@ class VideoTracker:
         x, y = int(pos[0]), int(pos[1])
         return bool(hand[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1].any())
 
+    def doubles(self, a: Track, b: Track) -> bool:
+        """Whether tracks `a` and `b` look so alike that they may be one object seen twice (or in pieces)."""
+        return self.look_cost(a, b.colour, b.category) < self.double_look
+
     def _nearest_container(self, me: Track, pos: np.ndarray, fits) -> Track | None:
         """The resting container nearest `pos` that `fits` accepts: not `me`, nor `me`'s look-alike double (a thing
         is not inside the same object seen twice)."""
         found = [c for c in self.tracks if c.id != me.id and c.state == "resting" and self.is_container(c)
-                 and self.look_cost(c, me.colour, me.category) >= 0.3 and fits(c)]
+                 and not self.doubles(c, me) and fits(c)]
         return min(found, key=lambda c: float(np.linalg.norm(c.pos - pos)), default=None)
 
     def container_at(self, pos: np.ndarray, exclude: int) -> Track | None:

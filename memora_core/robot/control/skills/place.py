@@ -118,13 +118,15 @@ class PlaceSkill:
         # Where it came to rest, seen with the hand out of the way (the frame taken as it let go shows the hand over
         # it): a fresh look, and where that shows too little of it (the risen arm still hides it), another with the
         # hand back over the table's edge. Not with the arm tucked: on dev 100280 the tuck's sweep knocked a bottle
-        # over. A robot whose objects are not perceived knows already.
+        # over. A robot whose objects are not perceived knows already (`seen_fraction` None).
         self.robot.look()
-        if self.too_little_seen(obj.name, m.look_again_below):
+        shown = self.robot.seen_fraction(obj.name)
+        if shown is not None and shown < m.look_again_below:
             c.transit.to_the_edge()
             self.robot.look()
+            shown = self.robot.seen_fraction(obj.name)
         pos, rot = self.robot.object_pose(obj.name)
-        if self.too_little_seen(obj.name, m.look_again_below) and self.robot.seen_fraction(obj.name) > 0.0:
+        if shown is not None and 0.0 < shown < m.look_again_below:
             # Only a part of it in view (in a bowl, behind its rim): that part's place says less of where the object
             # is than where the hand let it go (a tea box let go into a bowl, seen 25 %, read 7.7 cm off: dev 100699).
             # Seen 0 %: not seen since it was let go, the robot keeps it where the hand let it go anyway.
@@ -136,11 +138,6 @@ class PlaceSkill:
         if c.scene.fell_over(obj, rot) and not into:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} fell over", cause=FailureCause.FELL_OVER)
         return err
-
-    def too_little_seen(self, name: str, below: float) -> bool:
-        """Whether the view `name` is kept by shows less than `below` of it (False where objects are not perceived)."""
-        shown = self.robot.seen_fraction(name)
-        return shown is not None and shown < below
 
     def stopped_reaching_across(self, f: PrimitiveFailure, point: np.ndarray) -> bool:
         """`f` says the hand stopped short with nothing hit while carrying toward `point` on the other arm's
