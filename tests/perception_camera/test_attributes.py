@@ -189,3 +189,37 @@ def test_objects_are_named_by_their_name_colour_votes(camera_model) -> None:
                category=np.eye(len(cats))[cats.index("bread")], material=np.eye(len(mats))[mats.index("food")])
     attrs = CameraPerception(model=camera_model)._attrs(tr)
     assert attrs["colour"] == "brown" and attrs["category"] == "bread"
+
+
+def test_material_is_one_its_category_was_seen_made_of(camera_model, tmp_path) -> None:
+    """A track's material is chosen among those its category was seen made of in training (`CameraModel.kinds`):
+    a loaf whose crust votes more for plastic than for food is still food, so it is named by its kind alone, not by a
+    colour the crust happens to show. Without the table (older files) the most voted material stands."""
+    from collections import Counter
+
+    from memora_core.perception.camera.backend import CameraPerception
+    from memora_core.perception.camera.tracks import Track
+
+    cats = camera_model.forests["category"].classes
+    mats = camera_model.forests["material"].classes
+    assert camera_model.kinds is not None and camera_model.kinds.shape == (len(cats), len(mats))
+    food_kinds = [c for c in cats if camera_model.kinds[cats.index(c), mats.index("food")] > 0]
+    assert food_kinds, "the training scene has food"
+    kind = food_kinds[0]
+    other = next(m for m in mats if camera_model.kinds[cats.index(kind), mats.index(m)] == 0)
+    votes = np.zeros(len(mats))
+    votes[mats.index(other)], votes[mats.index("food")] = 6.0, 4.0  # the crust looks more like `other`
+    tr = Track(id=0, pos=np.zeros(2), first_seen=0.0, colours=Counter(brown=5), name_colours=Counter(brown=5),
+               category=np.eye(len(cats))[cats.index(kind)], material=votes)
+    assert CameraPerception(model=camera_model)._attrs(tr)["material"] == "food"
+    assert CameraPerception(model=camera_model).track_name(tr) == kind
+    # round trip, and a file written before the table: the most voted material
+    again = CameraModel.load(camera_model.save(tmp_path / "m.npz"))
+    assert np.array_equal(again.kinds, camera_model.kinds)
+    older = CameraModel.load(CameraModel(lut=camera_model.lut, forests=camera_model.forests).save(tmp_path / "o.npz"))
+    assert older.kinds is None
+    assert CameraPerception(model=older)._attrs(tr)["material"] == other
+    # a table of the wrong shape is refused as a model error
+    bad = CameraModel(lut=camera_model.lut, forests=camera_model.forests, kinds=np.ones((1, 1), np.int64))
+    with pytest.raises(CameraModelError):
+        CameraModel.load(bad.save(tmp_path / "bad_kinds.npz"))

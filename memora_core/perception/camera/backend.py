@@ -181,8 +181,9 @@ class CameraPerception(PerceptionBackend):
                 look = look.merged(before)
             cat, mat, colours = look.category, look.material, look.colours
         colour = colours.most_common(1)[0][0] if colours else None
-        return {"category": self.model.forests["category"].classes[int(np.argmax(cat))], "colour": colour,
-                "material": self.model.forests["material"].classes[int(np.argmax(mat))],
+        kind = int(np.argmax(cat))
+        return {"category": self.model.forests["category"].classes[kind], "colour": colour,
+                "material": self.model.forests["material"].classes[self.model.material_of(kind, mat)],
                 "label": label.lower() or None}
 
     def track_name(self, tr: Track, tracker: VideoTracker | None = None) -> str:

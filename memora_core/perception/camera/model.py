@@ -127,6 +127,20 @@ class CameraModel:
     hand_share: np.ndarray | None = None  # 2**(3*LUT_BITS) uint8: share of each colour's pixels that were hand
     context: ContextClassifier | None = None  # pixel classes from colour and neighbourhood (context.py)
     merge: MergeForest | None = None  # superpixels merged into instances (instances.py)
+    # training regions per category (rows, the category forest's classes) and material (columns, the material
+    # forest's): which materials each kind of object was seen made of (None: older files, any material)
+    kinds: np.ndarray | None = None
+
+    def material_of(self, category: int, material_votes: np.ndarray) -> int:
+        """The material (index into the material forest's classes) a track of category `category` is named by: the
+        most voted of those its category was seen made of in training (bread is food whatever its crust looks like);
+        the most voted of all without that table, or where the category was never seen with any."""
+        votes = np.asarray(material_votes, float)
+        if self.kinds is not None and self.kinds.shape == (len(self.forests["category"].classes), len(votes)):
+            seen = self.kinds[category] > 0
+            if seen.any():
+                return int(np.argmax(np.where(seen, votes, -np.inf)))
+        return int(np.argmax(votes))
 
     def save(self, path: Path | str) -> Path:
         path = Path(path).expanduser()
@@ -149,6 +163,8 @@ class CameraModel:
                 arrays[f"merge.{k}"] = getattr(f, k)
             arrays["merge.classes"] = np.array(f.classes)
             arrays["merge.features"] = np.array(PAIR_FEATURE_NAMES)
+        if self.kinds is not None:
+            arrays["kinds"] = self.kinds
         tmp = path.with_suffix(".partial.npz")
         _save_npz(tmp, arrays)
         tmp.replace(path)
@@ -192,4 +208,8 @@ class CameraModel:
                     raise CameraModelError(f"camera model {path}: merge classifier for other features; retrain it")
                 merge = MergeForest(Forest(*(z[f"merge.{k}"] for k in ("feature", "threshold", "left", "right", "value")),
                                            classes=[str(c) for c in z["merge.classes"]]))
-        return cls(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge)
+            kinds = z["kinds"].astype(np.int64) if "kinds" in z.files else None  # older files: none
+            if kinds is not None and kinds.shape != (len(forests["category"].classes),
+                                                     len(forests["material"].classes)):
+                raise CameraModelError(f"camera model {path}: category-material table of shape {kinds.shape}")
+        return cls(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge, kinds=kinds)

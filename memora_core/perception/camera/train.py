@@ -183,6 +183,15 @@ def hold_samples(sessions, lut: np.ndarray, st: TrainSettings, hand_share: np.nd
     return np.vstack(xs), np.array(ys)
 
 
+def kind_table(categories, materials, forests) -> np.ndarray:
+    """Training regions per (category, material) pair, rows and columns in the forests' class order."""
+    cats, mats = forests["category"].classes, forests["material"].classes
+    table = np.zeros((len(cats), len(mats)), np.int64)
+    for c, m in zip(categories, materials):
+        table[cats.index(c), mats.index(m)] += 1
+    return table
+
+
 def train(sessions, out: Path | str, st: TrainSettings | None = None,
           progress: Callable[[str], None] | None = None, hold_sessions=None) -> tuple[Path, dict]:
     from sklearn.ensemble import RandomForestClassifier
@@ -225,5 +234,6 @@ def train(sessions, out: Path | str, st: TrainSettings | None = None,
             rf.fit(x, np.array([classes.index(v) for v in y]))
             forests[name] = forest_from_sklearn(rf, classes)
             report[f"{name}_frames"], report[f"{name}_oob_accuracy"] = int(len(y)), round(float(rf.oob_score_), 4)
-    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge).save(out)
+    path = CameraModel(lut=lut, forests=forests, hand_share=hand_share, context=context, merge=merge,
+                       kinds=kind_table(ys["category"], ys["material"], forests)).save(out)
     return path, report
