@@ -59,31 +59,41 @@ def _write(args: argparse.Namespace) -> int:
             return ExitCode.BAD_INPUT
         segments = group_narrations(rows, config.segmenting, durations)
     else:
-        probe_video(args.video)
+        if args.video_id and len(args.video) > 1:
+            print("memora write: --video-id names one video; give it with one --video only", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        for video in args.video:  # every video is checked before anything is written
+            probe_video(video)
     _limit_threads(args.threads)
     store = MemoryStore.open_writer(args.store, config)  # the one writer: StoreLockedError if another runs
     _limit_threads(args.threads)  # again, in case opening the store imported torch just now
     try:
         writer = MemoryWriter(store, make_perception(pcfg), make_decider(ecfg), config=ecfg)
         if segments is not None:
-            summary = writer.write_narrations(segments, progress=not args.quiet, durations=durations)
+            summaries = [writer.write_narrations(segments, progress=not args.quiet, durations=durations)]
         else:
             transcriber = None
             if args.transcribe:
                 from memora_core.ingest.audio import WhisperTranscriber
 
                 transcriber = WhisperTranscriber()
-            summary = writer.write_video(args.video, args.participant, config.segmenting, video_id=args.video_id,
-                                         transcriber=transcriber, progress=not args.quiet)
+            # one writer, so one perception backend, watches the videos in the order given, as the memory writer
+            # node does: what a backend learns of the kitchen in one video (the camera's products) serves the next
+            summaries = [writer.write_video(video, args.participant, config.segmenting, video_id=args.video_id,
+                                            transcriber=transcriber, progress=not args.quiet)
+                         for video in args.video]
     finally:
         store.close()
-    out = summary.as_dict()
-    print(json.dumps(out) if args.json else
-          f"processed {out['processed']} segments, skipped {out['skipped']} already committed, "
-          f"{out['wall_s']:.1f}s ({out['x_real_time']}x real time)")
-    for damaged in out["damaged"]:
-        print(f"memora write: {damaged}", file=sys.stderr)
-    return ExitCode.DAMAGED if out["damaged"] else ExitCode.OK
+    damaged = False
+    for summary in summaries:
+        out = summary.as_dict()
+        print(json.dumps(out) if args.json else
+              f"processed {out['processed']} segments, skipped {out['skipped']} already committed, "
+              f"{out['wall_s']:.1f}s ({out['x_real_time']}x real time)")
+        for where in out["damaged"]:
+            print(f"memora write: {where}", file=sys.stderr)
+        damaged |= bool(out["damaged"])
+    return ExitCode.DAMAGED if damaged else ExitCode.OK
 
 
 EXIT_CODES_HELP = (
@@ -103,8 +113,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--participant", required=True, help="participant id, e.g. P06")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--narrations", type=Path, help="EPIC narration CSV")
-    src.add_argument("--video", type=Path, help="video file (mp4/webm/mkv)")
-    p.add_argument("--video-id", help="video id (default: the file name without suffix)")
+    src.add_argument("--video", type=Path, nargs="+",
+                     help="video file(s) (mp4/webm/mkv), written in the order given by one perception backend "
+                          "(one summary line each)")
+    p.add_argument("--video-id", help="video id, with one --video (default: the file name without suffix)")
     p.add_argument("--store", required=True, type=Path, help="store directory")
     p.add_argument("--perception", help="perception backend (default: narration for --narrations, else config)")
     p.add_argument("--decider", choices=["deterministic", "llm"], help="editor decider (default: editor.yaml)")

@@ -10,11 +10,16 @@ from memora_core.schemas import ObjectObservation, SegmentObservation
 
 class BlankPerception(PerceptionBackend):
     name = "blank"
+    made: list["BlankPerception"] = []  # every instance, in order (a test asks how many a command made)
 
     def __init__(self, config) -> None:
         self.config = config
+        self.videos: list[str] = []  # the videos it watched, in order
+        BlankPerception.made.append(self)
 
     def observe(self, item: PerceptionInput) -> SegmentObservation:
+        if item.segment.video_id not in self.videos:
+            self.videos.append(item.segment.video_id)
         mean = int(sum(float(f.mean()) for f in item.frames) / max(1, len(item.frames)))
         return SegmentObservation(segment=item.segment, objects=[ObjectObservation(name="frame", state=str(mean))],
                                   summary=f"{len(item.frames)} frames", backend=self.name)
