@@ -11,15 +11,16 @@ import numpy as np
 
 from memora_core.perception import PerceptionConfig
 from memora_core.perception.camera.backend import CameraPerception
+from memora_core.perception.camera.model import CameraModel
 from memora_core.perception.camera.tracker import Event, Track, VideoTracker
 
 CATS = ["bowl", "cup"]
 
 
-def _model() -> SimpleNamespace:
+def _model() -> CameraModel:
     forest = lambda classes: SimpleNamespace(classes=classes)  # noqa: E731
-    return SimpleNamespace(forests={"category": forest(CATS), "material": forest(["ceramic"]),
-                                    "label": forest([""])})
+    return CameraModel(lut=np.zeros(1, np.uint8), forests={"category": forest(CATS), "material": forest(["ceramic"]),
+                                                           "label": forest([""])})
 
 
 def _track(i: int, colour: str, cat: str) -> Track:
