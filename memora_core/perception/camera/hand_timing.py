@@ -142,7 +142,7 @@ class HandTiming:
                 if not self.drop_unmatched:
                     out.append((e, None))
                 continue
-            out.append((replace(e, key_s=moments[i][0]), i if e.kind == "pick" else i - 1))
+            out.append((self._retimed(e, i), i if e.kind == "pick" else i - 1))
             if e.kind == "put":
                 ended.append((e.track, i))
         put_tracks = {e.track for e, _ in out if e.kind == "put"} | {e.track for e in pours}
@@ -161,11 +161,25 @@ class HandTiming:
         out += [self._tracker_pour(e) for e in pours]  # the tracker's pours no hold with tilted frames timed
         return out
 
+    def _retimed(self, e: Event, moment: int) -> Event:
+        """`e` timed by transition `moment`: a pick at the grasp; a put at the release, spanning the hold from its
+        grasp (the carry), so that a put never starts before the pick that began it (memory orders a video's
+        actions by their start)."""
+        t = self.reader.transitions[moment][0]
+        if e.kind == "pick":
+            return replace(e, key_s=t, start_s=t, end_s=t)
+        return replace(e, key_s=t, start_s=self._grasp_before(moment, e.start_s), end_s=t)
+
+    def _grasp_before(self, release: int, default: float) -> float:
+        """When the hold that ended at transition `release` began (`default` when no grasp is known before it)."""
+        tr = self.reader.transitions
+        return tr[release - 1][0] if release >= 1 and tr[release - 1][1] == "grasp" else min(default, tr[release][0])
+
     def _put_at(self, track: int, release: int, tracker) -> Event:
         """A put of `track` at the release `release` (the hold's own, the tracker having read none): where the
         tracker last placed it."""
         t = self.reader.transitions[release][0]
-        return Event("put", track, t, t, t, target=tracker.tracks[track].inside)
+        return Event("put", track, t, self._grasp_before(release, t), t, target=tracker.tracks[track].inside)
 
     def _by_hold(self, timed: list[tuple[Event, int | None]], tracker, final: bool) -> list[Event]:
         """The events with no hold, and those of each hold that is over: its put known, or its release `wait_s`
