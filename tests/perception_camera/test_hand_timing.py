@@ -26,14 +26,17 @@ def test_pick_and_put_take_the_moments_of_the_hand():
     assert [(e.kind, e.key_s) for e in out] == [("pick", 2.75), ("put", 6.25)]
 
 
-def test_a_put_spans_its_hold_and_never_starts_before_its_pick():
+def test_picks_and_puts_lie_at_their_moments_so_memory_keeps_their_order():
     """Memory orders a video's actions by their start: the tracker's put starts where it saw the object leave (here
-    before the grasp), so a put keeping that start would come before its own pick."""
-    t = timing([(2.75, "grasp"), (6.25, "release")])
-    out = t.timed([Event("pick", 1, 3.5, 2.0, 3.5), Event("put", 1, 7.5, 2.0, 7.5)], TRACKER)
-    assert [(e.kind, e.start_s, e.end_s) for e in out] == [("pick", 2.75, 2.75), ("put", 2.75, 6.25)]
-    implied = timing([(2.75, "grasp"), (6.25, "release")]).timed([Event("pick", 2, 3.0, 3.0, 3.0)], TRACKER)
-    assert [(e.kind, e.start_s, e.end_s) for e in implied] == [("pick", 2.75, 2.75), ("put", 2.75, 6.25)]
+    before the grasp), so a put keeping that start would come before its own pick, and one spanning its hold before
+    the pour in it. Each lies at its moment: the pick at the grasp, the pour in the tilt, the put at the release."""
+    t = timing([(2.75, "grasp"), (9.25, "release")])
+    t.reader.tilted = [5.0, 5.5, 6.5]
+    out = t.timed([Event("pick", 1, 3.5, 2.0, 3.5), Event("pour", 1, 5.5, 5.0, 6.5, target=0),
+                   Event("put", 1, 9.5, 2.0, 9.5)], TRACKER)
+    assert [(e.kind, e.start_s, e.end_s) for e in out] == [("pick", 2.75, 2.75), ("pour", 5.0, 6.5),
+                                                            ("put", 9.25, 9.25)]
+    assert [e.kind for e in sorted(out, key=lambda e: (e.start_s, e.end_s))] == ["pick", "pour", "put"]
 
 
 def test_a_put_read_late_takes_the_release_that_ended_its_hold():

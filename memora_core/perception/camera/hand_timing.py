@@ -64,8 +64,8 @@ class HandTiming:
         mid = (min(tilted) + max(tilted)) / 2
         under = self._under_hand(min(tilted), max(tilted), track)
         if read:
-            return [replace(e, key_s=mid, target=under if self.pour_by_hand and under is not None else e.target)
-                    for e in read]
+            return [replace(e, key_s=mid, start_s=min(tilted), end_s=max(tilted),
+                            target=under if self.pour_by_hand and under is not None else e.target) for e in read]
         return [Event("pour", track, mid, min(tilted), max(tilted), target=under)]
 
     def _under_hand(self, t0: float, t1: float, track: int) -> int | None:
@@ -162,24 +162,18 @@ class HandTiming:
         return out
 
     def _retimed(self, e: Event, moment: int) -> Event:
-        """`e` timed by transition `moment`: a pick at the grasp; a put at the release, spanning the hold from its
-        grasp (the carry), so that a put never starts before the pick that began it (memory orders a video's
-        actions by their start)."""
+        """`e` timed by transition `moment`, at that moment alone: a pick at the grasp, a put at the release. Memory
+        orders a video's actions by their start, so a put keeping the tracker's start (where it saw the object
+        leave, often before the grasp) came before its own pick, and one spanning its hold came before the pour in
+        it."""
         t = self.reader.transitions[moment][0]
-        if e.kind == "pick":
-            return replace(e, key_s=t, start_s=t, end_s=t)
-        return replace(e, key_s=t, start_s=self._grasp_before(moment, e.start_s), end_s=t)
-
-    def _grasp_before(self, release: int, default: float) -> float:
-        """When the hold that ended at transition `release` began (`default` when no grasp is known before it)."""
-        tr = self.reader.transitions
-        return tr[release - 1][0] if release >= 1 and tr[release - 1][1] == "grasp" else min(default, tr[release][0])
+        return replace(e, key_s=t, start_s=t, end_s=t)
 
     def _put_at(self, track: int, release: int, tracker) -> Event:
         """A put of `track` at the release `release` (the hold's own, the tracker having read none): where the
         tracker last placed it."""
         t = self.reader.transitions[release][0]
-        return Event("put", track, t, self._grasp_before(release, t), t, target=tracker.tracks[track].inside)
+        return Event("put", track, t, t, t, target=tracker.tracks[track].inside)
 
     def _by_hold(self, timed: list[tuple[Event, int | None]], tracker, final: bool) -> list[Event]:
         """The events with no hold, and those of each hold that is over: its put known, or its release `wait_s`
