@@ -59,6 +59,10 @@ class Procedure:
     def keys(self) -> set[tuple[str, str]]:
         return {s.key for s in self.steps}
 
+    def keys_in_order(self) -> list[tuple]:
+        """The step keys in the order of the steps (repeats included)."""
+        return [s.key for s in self.steps]
+
     def content_keys(self, generic_verbs: frozenset[str], generic_nouns: frozenset[str]) -> set[tuple[str, str]]:
         """Step keys without the purely generic ones ('open drawer', 'turn on tap'), which every procedure has."""
         out = {k for k in self.keys() if not (k[0] in generic_verbs and k[1] in generic_nouns)}

@@ -54,8 +54,26 @@ def canonical_steps(group: Sequence[Procedure], cfg: ConsolidationConfig) -> lis
             if not out or out[-1].key != s.key:
                 out.append(s)
         return out[: cfg.max_steps]
-    shared.sort(key=lambda k: (sum(positions[k]) / len(positions[k]), k))
+    mean_pos = {k: sum(positions[k]) / len(positions[k]) for k in shared}
+    ahead = pairwise_wins(group, shared)
+    shared.sort(key=lambda k: (-ahead[k], mean_pos[k], k))
     return [examples[k].most_common(1)[0][0] for k in shared][: cfg.max_steps]
+
+
+def pairwise_wins(group: Sequence[Procedure], keys: Sequence[tuple]) -> dict[tuple, int]:
+    """Per step key, how many of the other keys it comes before in most of the episodes that have both (its first
+    occurrence in each). The canonical order ranks by this: each pair in the order most episodes did them, however
+    many other steps an episode has (an episode with extra steps shifts the relative positions of all its steps, and
+    an average of those can put a step before the one it follows everywhere)."""
+    first = [{k: i for i, k in reversed(list(enumerate(p.keys_in_order())))} for p in group]
+    wins = {k: 0 for k in keys}
+    for a_i, a in enumerate(keys):
+        for b in keys[a_i + 1:]:
+            before = sum(1 for f in first if a in f and b in f and f[a] < f[b])
+            after = sum(1 for f in first if a in f and b in f and f[b] < f[a])
+            if before != after:
+                wins[a if before > after else b] += 1
+    return wins
 
 
 def _label(step: Step, group: Sequence[Procedure]) -> str:
