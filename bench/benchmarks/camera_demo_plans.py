@@ -119,13 +119,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="the demo's config")
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args(argv)
+    if any(s < 0 for s in args.seeds):
+        print("camera_demo_plans: error: --seeds takes seeds of 0 or more", file=sys.stderr)
+        return 2
     cfg = load_demo_config(args.config)
     rows = []
     for seed in args.seeds:
         root = args.out / f"seed{seed}"
-        videos = render(cfg, seed, root / "demos")
-        oracle = plans(cfg, videos, "sim", root / "demos", root / "sim")
-        camera = plans(cfg, videos, "camera", root / "demos", root / "camera")
+        try:
+            videos = render(cfg, seed, root / "demos")
+            oracle = plans(cfg, videos, "sim", root / "demos", root / "sim")
+            camera = plans(cfg, videos, "camera", root / "demos", root / "camera")
+        except RuntimeError as e:  # a memora command failed: its log is named
+            print(f"camera_demo_plans: error: seed {seed}: {e}", file=sys.stderr)
+            return 1
         for r in compare(cfg, oracle, camera):
             rows.append({"seed": seed, **r})
             if not args.json:
