@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("MUJOCO_GL", "egl")
 
-from memora_core.demo import DEFAULT_CONFIG, load_demo_config  # noqa: E402
+from memora_core.demo import DEFAULT_CONFIG, load_demo_config, prepare_camera  # noqa: E402
 
 CLI = [sys.executable, "-m", "memora_core.cli.main"]
 
@@ -44,28 +44,23 @@ def _run(args: list[str], log: Path) -> str:
 
 
 def render(cfg, seed: int, root: Path) -> list[Path]:
-    """The seed's demonstrations under `root` (rendered once, with their soundtracks), in a fixed order."""
-    from sim.demonstrator.soundtrack import add_soundtrack
-    from sim.demonstrator.trace import find_sessions
-
-    if not all(any((root / r).glob("*.mp4")) for r in cfg.routines):
-        _run(["render-demo", "--routine", *cfg.routines, "--sessions", str(cfg.sessions), "--seed", str(seed),
-              "--out", str(root)], root.parent / f"render_{seed}.log")
-    for session in find_sessions(root):
-        add_soundtrack(session)
+    """The seed's demonstrations under `root` (`memora render-demo` skips sessions already complete), with what camera
+    perception needs (memora_core.demo.prepare_camera: their soundtracks, the model), in a fixed order."""
+    _run(["render-demo", "--routine", *cfg.routines, "--sessions", str(cfg.sessions), "--seed", str(seed),
+          "--out", str(root)], root.parent / f"render_{seed}.log")
+    prepare_camera(root)
     return sorted(p for r in cfg.routines for p in (root / r).glob("*.mp4") if not p.name.startswith("."))
 
 
 def perception_config(backend: str, demo_root: Path, out: Path) -> Path:
-    """The perception YAML with the demonstrations' folder given (the oracle finds a session by its video id)."""
+    """The perception config with the demonstrations' folder given (the oracle finds a session by its video id)."""
     import yaml
 
-    from memora_core.perception.base import DEFAULT_PERCEPTION_CONFIG
+    from memora_core.perception import load_perception_config
 
-    data = yaml.safe_load(Path(DEFAULT_PERCEPTION_CONFIG).read_text())
-    data["backend"] = backend
-    data.setdefault("options", {})["demo_root"] = str(demo_root)
-    out.write_text(yaml.safe_dump(data))
+    cfg = load_perception_config(backend=backend)
+    cfg.options["demo_root"] = str(demo_root)
+    out.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
     return out
 
 
