@@ -20,7 +20,8 @@ def _bench():
 
 
 def _plan(*steps):
-    return {"steps": [{"action": a, "object": o, "target": t, "text": f"{a} the {o}"} for a, o, t in steps]}
+    return {"steps": [{"index": i, "action": a, "object": o, "target": t, "text": f"{a} the {o}"}
+                      for i, (a, o, t) in enumerate(steps)]}
 
 
 def test_plans_are_compared_by_their_steps_and_the_objects_they_handle():
@@ -28,14 +29,21 @@ def test_plans_are_compared_by_their_steps_and_the_objects_they_handle():
     cfg = SimpleNamespace(tasks=[SimpleNamespace(instruction="Water the fern.", expected_objects=["green jug", "fern"])])
     oracle = _plan(("pick up", "green jug", "table"), ("pour", "green jug", "fern"), ("put", "green jug", "table"))
     same = bench.compare(cfg, [oracle], [oracle])[0]
-    assert same["same_steps"] and same["expected_objects"]
+    assert same["same_steps"] and same["expected_objects"] and same["oracle_expected_objects"]
     # the camera's plan pours into another pot: other steps, and an object the task does not expect
     other = _plan(("pick up", "green jug", "table"), ("pour", "green jug", "cactus"), ("put", "green jug", "table"))
     row = bench.compare(cfg, [oracle], [other])[0]
-    assert not row["same_steps"] and not row["expected_objects"]
+    assert not row["same_steps"] and not row["expected_objects"] and row["oracle_expected_objects"]
     # names compare without hyphens and extra spaces; the table is where things go, not an object chosen
     assert bench.objects(_plan(("pick up", "coca-cola  can", "table"), ("put", "coca-cola can", "table"))) == \
-        {"coca cola can"}
+        ["coca cola can", "table"]
+    # verbs as the robot reads them ('grab' picks; a relation word is not part of the target); no robot verb, no object
+    assert bench.objects(_plan(("grab", "green jug", None), ("put", "green jug", "in fern"), ("admire", "fern", None))) \
+        == ["green jug", "fern"]
+    # a table spot beside an object is that object chosen, as the controller reads 'next to'
+    assert bench.objects(_plan(("put", "green jug", "table next to the fern"))) == ["fern"]
+    assert bench.compare(cfg, [oracle], [_plan(("grab", "green jug", None), ("pour", "green jug", "into fern"))])[0][
+        "expected_objects"]
 
 
 def test_negative_seeds_are_refused_in_one_line():
