@@ -167,13 +167,19 @@ class SimRobot(Robot):
             self._reach = reachability_map(self)
         return self._reach
 
-    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None,
+                  placed: dict[str, np.ndarray] | None = None) -> list[str]:
+        placed = placed or {}
         held = None
-        if self._held is not None:
+        if self._held is not None and self._held not in placed:
             hand = self.model.body(HAND_BODY[self._held_arm]).id
             held = (self._object_body[self._held], hand, self._rel_pose(hand, self._object_body[self._held]))
+        qpos = self._qpos_with(target)
+        for name, pos in placed.items():
+            adr = self.model.jnt_qposadr[self.model.body_jntadr[self._object_body[name]]]
+            qpos[adr:adr + 7] = [*np.asarray(pos, float)[:3], 1.0, 0.0, 0.0, 0.0]  # upright, unturned
         arm = self.arm if self.config.motion.arm_self_check else None
-        return self._check.touching(self._qpos_with(target), ignore, held, margin, arm)
+        return self._check.touching(qpos, ignore, held, margin, arm)
 
     def _move(self, target: dict[str, float], duration_s: float) -> MotionReport:
         return self._move_path([target], [duration_s])

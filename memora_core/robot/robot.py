@@ -150,10 +150,13 @@ class Robot(ABC):
         world orientation `rotation`, starting from the current joints overridden by `seed`; and the remaining
         position error (m)."""
 
-    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None,
+                  placed: dict[str, np.ndarray] | None = None) -> list[str]:
         """What the robot (and what it holds) would touch at joint targets `target`, or come closer to than
         `margin` (default `motion.clearance_margin`; at most `motion.transit_clearance_margin`): object names
-        not in `ignore`, and "table" unless ignored. Backends without a world model return [] (nothing known)."""
+        not in `ignore`, and "table" unless ignored. `placed`: a what-if: these objects (out of the hand, if held)
+        stand upright with their centres at those world points instead of where they are. Backends without a
+        world model return [] (nothing known)."""
         return []
 
     # --- arm selection -----------------------------------------------------------------------------

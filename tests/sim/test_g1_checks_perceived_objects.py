@@ -43,6 +43,19 @@ def test_a_reported_object_in_the_hand_s_way_is_named(g1):
     assert robot.clearance(target, set()) == []
 
 
+def test_the_what_if_puts_a_reported_object_elsewhere_without_moving_it(g1):
+    robot, seen = g1
+    palm = (0.38, -0.18, TABLE_Z + 0.06)
+    target = _posture(robot, palm)
+    far = (palm[0] + 0.1, palm[1] + 0.3)
+    seen[:] = [_box("red box", far)]
+    assert robot.clearance(target, set()) == []
+    assert robot.clearance(target, set(), placed={"red box": np.array([*palm[:2], TABLE_Z + 0.05])}) == ["red box"]
+    seen[:] = [_box("red box", palm[:2])]
+    assert robot.clearance(target, set(), placed={"red box": np.array([*far, TABLE_Z + 0.05])}) == []
+    assert robot.clearance(target, set()) == ["red box"]  # where it is reported, unchanged
+
+
 def test_a_held_object_moves_with_the_hand_and_is_checked(g1):
     robot, seen = g1
     palm = np.array([0.38, -0.18, TABLE_Z + 0.24])

@@ -85,14 +85,17 @@ class G1Kinematics:
         mujoco.mj_rne(self.model, self.data, 0, bias)
         return {n: float(bias[self._dofadr[n]]) for n in BODY_JOINTS_29}
 
-    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None) -> list[str]:
+    def clearance(self, target: dict[str, float], ignore: set[str], margin: float | None = None,
+                  placed: dict[str, np.ndarray] | None = None) -> list[str]:
         """What the posture (the measured joints overridden by `target`) brings the robot or the held object
         within the margin of, unless ignored: the table, and the objects the source reports, each as a box turned as
         it was seen or a cylinder of its footprint radius and height (`backends.obstacles`); the held one moves with
-        the hand."""
-        objects = self.scene_objects()
+        the hand. `placed`: as Robot.clearance."""
+        placed = placed or {}
+        objects = [o.model_copy(update={"position": tuple(float(v) for v in placed[o.name])}) if o.name in placed
+                   else o for o in self.scene_objects()]
         held = None
-        if self._held is not None and self._held_object is not None:
+        if self._held is not None and self._held_object is not None and self._held not in placed:
             pos, rot = self.object_pose(self._held)  # leaves self.data at the measured joints (its forward kinematics)
             hand = self.model.body(HAND_BODY[self.arm]).id
             held = (hand, pose_in_body(self.data, hand, pos, rot))
