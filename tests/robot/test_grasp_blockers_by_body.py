@@ -13,15 +13,24 @@ from memora_core.robot.motion.failures import is_robot_link
 
 
 class ScriptedArm:
+    """Refuses every solve of candidate i (the palm point 0.8 + 0.01 i high) with `refusals[i]`, reporting as the
+    blocked posture which seed it was solved from."""
+
     def __init__(self, refusals: list[list[str]]) -> None:
-        self.refusals = list(refusals)
+        self.refusals = {round(0.8 + 0.01 * i, 3): hits for i, hits in enumerate(refusals)}
+        self.seeds = []
 
     def cruise_z(self) -> float:
         return 1.1
 
-    def plan_line(self, point, ignore, what, start_xyz=None):  # noqa: ANN001, ANN201 - ArmMotion.plan_line's shape
-        hits = self.refusals.pop(0)
-        raise PrimitiveFailure.blocked(what, point, hits, [h for h in hits if not is_robot_link(h)])
+    def rest_posture(self, arm: str) -> dict[str, float]:
+        return {f"{arm}_elbow_joint": 1.0}
+
+    def plan_line(self, point, ignore, what, start=None, start_xyz=None):  # noqa: ANN001, ANN201 - ArmMotion's shape
+        self.seeds.append(start)
+        hits = self.refusals[round(float(point[2]), 3)]
+        raise PrimitiveFailure.blocked(what, point, hits, [h for h in hits if not is_robot_link(h)],
+                                       arm_posture={"seed_is_rest": float(start is not None)})
 
 
 def chooser(refusals: list[list[str]]) -> GraspChooser:
@@ -75,3 +84,16 @@ def test_the_candidate_freed_by_the_fewest_moves_names_its_neighbours_first():
     assert names([["bowl", "cup"], ["bowl", "can"], ["jug"], ["bowl", "cup"]]) == ("jug", "bowl", "cup", "can")
     # Between candidates blocked by as many, the one whose neighbour blocks more candidates first.
     assert names([["cup"], ["bowl"], ["bowl", "can"]]) == ("bowl", "cup", "can")
+
+
+def test_blocked_grasps_carry_the_rest_seeded_posture_and_what_blocked_it():
+    g = chooser([["bowl", "cup"], ["jug", "robot:torso_link"], ["can"]])
+    with pytest.raises(PrimitiveFailure) as none:
+        g.choose(OBJ, [], set())
+    # Each candidate is solved from the arm's rest posture first, then from where the arm is.
+    assert g.c.arm.seeds == [{"right_elbow_joint": 1.0}, None] * 3
+    grasps = none.value.blocked_grasps
+    # The body-blocked candidate is left out (moving the jug would not free it); the posture kept is the rest-seeded
+    # one, which does not depend on where earlier moves left the arm.
+    assert [(b.arm, b.blockers, b.posture) for b in grasps] == [
+        ("right", ("bowl", "cup"), {"seed_is_rest": 1.0}), ("right", ("can",), {"seed_is_rest": 1.0})]

@@ -35,9 +35,9 @@ def test_the_descent_solved_up_from_the_grasp_takes_the_spoon():
 
 
 def test_control_only_the_descent_from_above_is_refused(monkeypatch):
-    def from_above(self, grasp_pt, pre, above, ignore, free, at_grasp):
+    def from_above(self, grasp_pt, pre, above, ignore, free, at_grasp, seed=None):
         arm = self.c.arm
-        path = arm.plan_line(above, free, "above", start_xyz=above)
+        path = arm.plan_line(above, free, "above", start=seed, start_xyz=above)
         path += arm.plan_line(pre, free, "pre-grasp", path[-1], above)
         return path + arm.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
 

@@ -100,7 +100,7 @@ class ArmMotion:
                 if at_rest:
                     hits = self.off_body(hits)
                 if hits:
-                    raise PrimitiveFailure.blocked(what, sub, hits, self.c.resolver.movable(hits))
+                    raise PrimitiveFailure.blocked(what, sub, hits, self.c.resolver.movable(hits), arm_posture=q)
                 path.append(q)
                 seed = q
             prev = p

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
+from typing import NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -50,18 +51,30 @@ class FailureCause(str, Enum):
 PLAN_REFUSED = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, FailureCause.PATH_BLOCKED})
 
 
+class BlockedGrasp(NamedTuple):
+    """A grasp candidate that neighbours were in the way of: its arm, the joint targets at which it was found
+    blocked, and what blocked it there (movable objects only)."""
+    arm: str
+    posture: dict[str, float]
+    blockers: tuple[str, ...]
+
+
 class PrimitiveFailure(Exception):
     """A primitive that cannot be done: the step-level `reason`, the precise `cause` and its data.
     `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move
     them aside; `what`: the move that failed ("lift", "carry", "approach" …); `self_only`: a refused path
     (PATH_BLOCKED) that only the robot's own body was in the way of (no recovery can move that aside, but
     another arm posture, planned, may go round it); `by_body`: the robot's own body was among what was in the way
-    (moving the neighbours named beside it does not clear that path)."""
+    (moving the neighbours named beside it does not clear that path); `arm_posture`: the joint targets at which a
+    path was found blocked; `blocked_grasps`: for a grasp that neighbours blocked, the candidates they blocked
+    (where the arm goes once they are moved, so what is set aside must not stand there again)."""
 
     def __init__(self, reason: FailureReason, detail: str, blockers: Iterable[str] = (), *,
                  cause: FailureCause, what: str = "", point: np.ndarray | None = None,
                  residual: float | None = None, gap: float | None = None, angle_deg: float | None = None,
-                 self_only: bool = False, by_body: bool = False) -> None:
+                 self_only: bool = False, by_body: bool = False,
+                 blocked_grasps: Iterable[BlockedGrasp] = (),
+                 arm_posture: dict[str, float] | None = None) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
@@ -74,6 +87,8 @@ class PrimitiveFailure(Exception):
         self.angle_deg = angle_deg
         self.self_only = self_only
         self.by_body = by_body or self_only
+        self.blocked_grasps = tuple(blocked_grasps)
+        self.arm_posture = None if arm_posture is None else dict(arm_posture)
 
     @property
     def ik_miss(self) -> bool:
@@ -98,14 +113,14 @@ class PrimitiveFailure(Exception):
 
     @classmethod
     def blocked(cls, what: str, point: np.ndarray, hits: list[str], movable: list[str],
-                posture: bool = False) -> "PrimitiveFailure":
+                posture: bool = False, arm_posture: dict[str, float] | None = None) -> "PrimitiveFailure":
         where = "posture change" if posture else f"path to {np.round(point, 3).tolist()}"
         # no names: no posture there is clear of the scene (the planner found no goal), nothing in particular hit
         by = f"blocked by {', '.join(hits)}" if hits else "blocked: no clear posture there"
         return cls(FailureReason.COLLISION, f"{what}: {where} {by}", movable,
                    cause=FailureCause.PATH_BLOCKED, what=what, point=point,
                    self_only=bool(hits) and all(is_robot_link(h) for h in hits),
-                   by_body=any(is_robot_link(h) for h in hits))
+                   by_body=any(is_robot_link(h) for h in hits), arm_posture=arm_posture)
 
     @classmethod
     def arm_hit(cls, what: str, hits: list[str], movable: list[str]) -> "PrimitiveFailure":

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import BlockedGrasp, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
                                                  hand_frame_footprint, lowest_reach, palm_inner_direction,
                                                  points_along, preshape, side_arm)
@@ -176,15 +176,16 @@ class GraspChooser:
         return grasp_pt
 
     def descent(self, grasp_pt: np.ndarray, pre: np.ndarray, above: np.ndarray, ignore: set[str], free: set[str],
-                at_grasp: dict[str, float]) -> list[dict[str, float]]:
+                at_grasp: dict[str, float], seed: dict[str, float] | None = None) -> list[dict[str, float]]:
         """The checked joint path above -> pre-grasp -> grasp (first waypoint: the posture above). Down to the
         grasp the hand must not run into the object either: only at the grasp point may it touch it. Solved down
         from the posture above; where that is blocked, solved up from the clear grasp posture `at_grasp` and run
         backwards: IK chained down from cruise height can bring the elbow or wrist lower into a neighbour than the
-        grasp posture itself has them (a rolled pinch beside a tea box)."""
+        grasp posture itself has them (a rolled pinch beside a tea box). `seed`: the posture the solve above starts
+        from (default: the current one)."""
         arm_motion = self.c.arm
         try:
-            path = arm_motion.plan_line(above, free, "above", start_xyz=above)
+            path = arm_motion.plan_line(above, free, "above", start=seed, start_xyz=above)
             path += arm_motion.plan_line(pre, free, "pre-grasp", path[-1], above)
             return path + arm_motion.plan_line(grasp_pt, ignore, "approach", path[-1], pre)
         except PrimitiveFailure as down:
@@ -203,7 +204,7 @@ class GraspChooser:
         (first waypoint: the posture above). NO_GRASP (with the neighbours that blocked the most candidates
         first) when none is."""
         arm_motion, state = self.c.arm, self.c.state
-        current, failures = self.robot.arm, []
+        current, failures, ways = self.robot.arm, [], []
         cruise = arm_motion.cruise_z()
         free = ignore - {obj.name}
         try:
@@ -211,16 +212,24 @@ class GraspChooser:
                 above = np.array([grasp_pt[0], grasp_pt[1], max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
                 pre = grasp_pt + np.array([0, 0, self.cfg.motion.approach_height])
                 state.pose = pose
-                try:
-                    # The end point first: it is where a crowded grasp fails, and one IK solve says so.
-                    at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start_xyz=grasp_pt)
-                    path = self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1])
-                    log.debug("grasp %s: chose %s arm, %s at %s", obj.name, arm, pose.name, np.round(grasp_pt, 3))
-                    return arm, pose, grasp_pt, path
-                except PrimitiveFailure as f:
-                    log.debug("grasp %s: %s arm, %s at %s: %s", obj.name, arm, pose.name, np.round(grasp_pt, 3),
-                              f.detail)
-                    failures.append(f)
+                first = None
+                # Solved from the arm's rest posture first, so that whether a grasp is free does not depend on
+                # where earlier moves left the arm (and a neighbour set aside can be kept off its posture); from
+                # the current posture when that fails.
+                for seed in (arm_motion.rest_posture(arm), None):
+                    try:
+                        # The end point first: it is where a crowded grasp fails, and one IK solve says so.
+                        at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start=seed, start_xyz=grasp_pt)
+                        path = self.descent(grasp_pt, pre, above, ignore, free, at_grasp[-1], seed)
+                        log.debug("grasp %s: chose %s arm, %s at %s", obj.name, arm, pose.name, np.round(grasp_pt, 3))
+                        return arm, pose, grasp_pt, path
+                    except PrimitiveFailure as f:
+                        first = first or f
+                log.debug("grasp %s: %s arm, %s at %s: %s", obj.name, arm, pose.name, np.round(grasp_pt, 3),
+                          first.detail)
+                failures.append(first)
+                if first.blockers and not first.by_body and first.arm_posture is not None:
+                    ways.append(BlockedGrasp(arm, first.arm_posture, first.blockers))
         finally:
             self.robot.use_arm(current)
         if not failures:
@@ -230,4 +239,4 @@ class GraspChooser:
         blockers = fewest_moves_first(failures)
         raise PrimitiveFailure(worst.reason, f"no arm/hand pose can grasp {obj.name}: {worst.detail}", blockers,
                                cause=FailureCause.NO_GRASP, what=worst.what, point=worst.point,
-                               residual=worst.residual)
+                               residual=worst.residual, blocked_grasps=ways)
