@@ -213,6 +213,9 @@ class MotionConfig(_Cfg):
     aside_gap: float = Field(default=0.04, ge=0)
     aside_min_move: float = Field(default=0.04, ge=0)  # an object set aside goes at least this far from where it stood
     aside_distance: float = Field(default=0.15, ge=0)
+    aside_clearance: float = Field(default=0.03, ge=0, description=(
+        "m an object set aside must keep, at its spot, from the arm posture of a grasp that setting it aside is to "
+        "free (checked before it moves): where it lands and where it is then seen differ from the spot by a few cm"))
     aside_zone: tuple[tuple[float, float], tuple[float, float]] = Field(default=((0.26, -0.42), (0.68, 0.33)),
                                                                          description=(
         "x/y box (world, m) on the table where an object may be set aside when `table_zone` has no room: only its "

@@ -4,7 +4,7 @@ set aside first (kept away from it), then the first one again; both count agains
 from types import SimpleNamespace
 
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
-from memora_core.robot.control.recovery import MakeRoom, StepAttempt
+from memora_core.robot.control.recovery import MakeRoom, NotAside, StepAttempt
 from memora_core.robot.primitives import Primitive, PrimitiveCall
 
 
@@ -21,13 +21,13 @@ class ScriptedRoom(MakeRoom):
     def involved(self, call: PrimitiveCall) -> set[str]:
         return {call.object}
 
-    def clear_away(self, blocker, call, keep_from=frozenset()):
+    def clear_away(self, blocker, call, keep_from=frozenset(), blocked_grasps=()):
         self.calls.append((blocker, set(keep_from)))
         if blocker in self.stuck:
-            return []
+            return NotAside()
         left = [h for h in self.hems.get(blocker, []) if h not in self.aside]
         if left:
-            return self.named.get(blocker, left)
+            return NotAside(tuple(self.named.get(blocker, left)))
         self.aside.append(blocker)
         return None
 
@@ -64,11 +64,20 @@ def test_the_step_object_and_moved_ones_are_never_cleared_to_free_a_blocker():
     assert attempt.moved == ["cup", "bowl"]
 
 
-def test_when_nothing_frees_it_the_recovery_fails_and_counts_what_it_moved():
+def test_a_blocker_hemmed_in_by_two_has_both_set_aside_when_the_budget_allows():
     room = ScriptedRoom(3, {"bowl": ["cup", "jug"]})
     attempt = StepAttempt()
+    assert room.recover(blocked("bowl"), PICK, attempt)
+    assert attempt.moved == ["cup", "jug", "bowl"]
+    assert room.calls == [("bowl", set()), ("cup", {"bowl"}), ("bowl", set()), ("jug", {"bowl"}), ("bowl", set())]
+
+
+def test_when_nothing_frees_it_the_recovery_fails_and_counts_what_it_moved():
+    room = ScriptedRoom(2, {"bowl": ["cup", "jug"]})
+    attempt = StepAttempt()
     assert not room.recover(blocked("bowl"), PICK, attempt)
-    # The cup went aside but the bowl stayed hemmed in by the jug: the move is spent, the step fails as it was.
+    # The cup went aside but the bowl stayed hemmed in by the jug, and the budget has no room for the jug and the
+    # bowl: the move is spent, the step fails as it was.
     assert attempt.moved == ["cup"] and room.aside == ["cup"]
     assert not ScriptedRoom(3, {}, stuck={"bowl"}).recover(blocked("bowl"), PICK, StepAttempt())
 
@@ -79,5 +88,5 @@ def test_a_neighbour_set_aside_to_free_another_is_not_moved_again():
     room = ScriptedRoom(3, {"bowl": ["cup", "jug"]}, stuck={"jug"})
     attempt = StepAttempt()
     assert room.recover(blocked("bowl", "cup", "can"), PICK, attempt)
-    assert [b for b, _ in room.calls] == ["bowl", "cup", "bowl", "can"]
+    assert [b for b, _ in room.calls] == ["bowl", "cup", "bowl", "jug", "can"]
     assert attempt.moved == ["cup", "can"]

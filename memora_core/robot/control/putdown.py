@@ -3,11 +3,13 @@ it came from, aside out of the way of the work, or for the other arm to take ove
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import PLAN_REFUSED, FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import (PLAN_REFUSED, BlockedGrasp, FailureCause, FailureReason,
+                                                PrimitiveFailure)
 from memora_core.robot.control.geometry import (angle_deg, aside_spots, corridor_clear, edge_gap, handoff_spots,
                                                  rotation_onto, table_spots)
 from memora_core.robot.control.reach import reaches, spots_by_reach
@@ -137,17 +139,18 @@ class PutDown:
                 log.info("could not put %s back: %s", obj.name, getattr(f, "detail", f))
         self.c.skills.pick.back_off(obj)
 
-    def set_aside(self, obj: SceneObject, work: list[np.ndarray],
-                  reserved: list[tuple[np.ndarray, float]] = ()) -> None:
+    def set_aside(self, obj: SceneObject, work: list[np.ndarray], reserved: list[tuple[np.ndarray, float]] = (),
+                  blocked_grasps: Sequence[BlockedGrasp] = ()) -> None:
         """Put the held `obj` down on the first aside spot (away from the `work` points) the arm can lower it onto.
         Where to look, in turn, until some spot takes it (a stage whose free spots the arm can lower it onto
         none of passes to the next): `table_zone` at `aside_distance` from the work and off the arms' way to it;
         at half that distance (a crowded table); the wider `aside_zone` where the holding arm reaches (the
-        reachability map), off the arms' way; last, `table_zone` at half the distance on an arm's way (it may
-        block again there, but it no longer stands where it did). `reserved`: discs (x/y, radius) kept free for
-        the step that the room is made for."""
+        reachability map), off the arms' way; `table_zone` at half the distance on an arm's way (it may block
+        again there, but it no longer stands where it did). Each of those stages takes only spots that leave open a
+        grasp of `blocked_grasps` (those the room is made for, `grasp_left_open`); last, the final stage without
+        that. `reserved`: discs (x/y, radius) kept free for the step that the room is made for."""
         spots: list[np.ndarray] = []  # every stage's spots in turn, each once: set_down_on_first tries them in order
-        for stage_spots in self.aside_stage_spots(obj, work, reserved):
+        for stage_spots in self.aside_stage_spots(obj, work, reserved, blocked_grasps):
             spots += [s for s in stage_spots if all(np.linalg.norm(s - t) > SAME_SPOT_M for t in spots)]
         if not spots:
             raise PrimitiveFailure(FailureReason.UNREACHABLE, f"no free table spot to set {obj.name} aside",
@@ -156,15 +159,35 @@ class PutDown:
         self.c.scene.check_standing(obj, "set aside")
 
     def aside_stage_spots(self, obj: SceneObject, work: list[np.ndarray],
-                          reserved: list[tuple[np.ndarray, float]] = ()) -> list[list[np.ndarray]]:
+                          reserved: list[tuple[np.ndarray, float]] = (),
+                          blocked_grasps: Sequence[BlockedGrasp] = ()) -> list[list[np.ndarray]]:
         """The free spots of each stage of `set_aside`, in its order (a stage may have none)."""
         keep_clear = [np.asarray(v[:2]) for k, v in self.c.regions.items() if k == "person"]
         m, origin = self.cfg.motion, self.c.state.origins.get(obj.name)
         footprints = self.c.scene.footprints(obj.name) + list(reserved)  # spots kept for the step count as taken
         half = m.aside_distance / 2
-        stages = [dict(), dict(distance=half), dict(distance=half, zone=m.aside_zone, accept=self.reached_by(obj)),
-                  dict(distance=half, corridors=False)]
+        open_way = self.grasp_left_open(obj, blocked_grasps)
+        reached = self.reached_by(obj)
+        stages = [dict(accept=open_way), dict(distance=half, accept=open_way),
+                  dict(distance=half, zone=m.aside_zone, accept=lambda s: reached(s) and open_way(s)),
+                  dict(distance=half, corridors=False, accept=open_way), dict(distance=half, corridors=False)]
         return [aside_spots(obj.radius, footprints, work, m, origin, keep_clear, **stage) for stage in stages]
+
+    def grasp_left_open(self, obj: SceneObject, grasps: Sequence[BlockedGrasp]) -> Callable[[np.ndarray], bool]:
+        """Whether `obj` standing at a table spot leaves open at least one of the `grasps` that moving it is to
+        free: those it blocked with the fewest other neighbours (a what-if: the robot's clearance check of their
+        arm postures with `obj` placed there, `aside_clearance` kept). Any spot does when it blocked none of them."""
+        mine = [g for g in grasps if obj.name in g.blockers]
+        fewest = min((len(g.blockers) for g in mine), default=0)
+        postures = list({tuple(sorted(g.posture.items())): g.posture for g in mine
+                         if len(g.blockers) == fewest}.values())
+        z, margin = self.c.table_z + obj.half_height, self.cfg.motion.aside_clearance
+
+        def leaves_one_open(spot: np.ndarray) -> bool:
+            at = {obj.name: np.array([float(spot[0]), float(spot[1]), z])}
+            return not postures or any(obj.name not in self.robot.clearance(q, set(), margin, placed=at)
+                                       for q in postures)
+        return leaves_one_open
 
     def reached_by(self, obj: SceneObject, arm: str | None = None):
         """Whether `arm` (default: the one holding `obj`) reaches a table spot for `obj` at its release height by

@@ -4,9 +4,10 @@ succeeds the step is tried again, else the original failure stands. Each recover
 1. `TuckAndRetry` — a move_to of an empty hand failed for a motion reason other than hitting something
    (chained IK can leave the arm wound up): tuck the arm and go again from a fresh posture, once.
 2. `MakeRoom` — a pick/place/pour is blocked by neighbours the step is not about: set one aside on a free
-   table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`. A
-   neighbour that cannot be picked because others hem it in has one of those set aside first, then is tried
-   again (both count against the budget).
+   table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`; the spot
+   must leave open one of the grasps it blocked (checked on the arm postures the grasp search found blocked, before
+   anything moves). A neighbour that cannot be picked because others hem it in has those set aside first, one at
+   a time while the budget allows, then is tried again (all count against the budget).
 3. `PutDownHeld` — a pick finds the hand holding something else (an earlier step or task failed with it in the
    hand): put that back where it was picked from (or on the nearest free spot), once.
 4. `PlaceAgain` — a place let go of its object, and it came to rest off the target (held off where it was believed
@@ -23,7 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import FailureCause, PrimitiveFailure
+from memora_core.robot.control.failures import BlockedGrasp, FailureCause, PrimitiveFailure
 from memora_core.robot.control.targets import place_target
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -37,6 +38,15 @@ RESERVED_SPOTS = 3
 # Motion failures a fresh arm posture may overcome (not: the arm hit something).
 POSTURE_CAUSES = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, FailureCause.PATH_BLOCKED,
                             FailureCause.STOPPED_SHORT})
+
+
+@dataclass(frozen=True)
+class NotAside:
+    """Why a neighbour could not be set aside: `hemmed_by`, the neighbours that kept the hand from picking it up
+    (empty when something else failed), and `blocked_grasps`, its grasp candidates they blocked
+    (PrimitiveFailure.blocked_grasps)."""
+    hemmed_by: tuple[str, ...] = ()
+    blocked_grasps: tuple[BlockedGrasp, ...] = ()
 
 
 @dataclass
@@ -91,26 +101,33 @@ class MakeRoom:
                 break
             if blocker in attempt.moved:
                 continue  # set aside already, as a neighbour hemming in an earlier one
-            hemmed = self.clear_away(blocker, call)
-            if hemmed and len(attempt.moved) + 2 <= budget:
-                hemmed = self.clear_hemmed(blocker, hemmed, call, attempt)
-            if hemmed is None:
+            not_aside = self.clear_away(blocker, call, blocked_grasps=f.blocked_grasps)
+            if not_aside is not None and not_aside.hemmed_by and len(attempt.moved) + 2 <= budget:
+                not_aside = self.clear_hemmed(blocker, not_aside, call, attempt, f.blocked_grasps)
+            if not_aside is None:
                 attempt.moved.append(blocker)
                 log.info("moved %s aside (it blocked: %s); trying %s again", blocker, f.detail,
                          call.primitive.value)
                 return True
         return False
 
-    def clear_hemmed(self, blocker: str, hemmed: list[str], call: PrimitiveCall,
-                     attempt: StepAttempt) -> list[str] | None:
-        """`blocker` could not be picked for the neighbours `hemmed` around it: set the first of those that can
-        be set aside (kept away from `blocker` too), then try `blocker` again. As `clear_away`."""
+    def clear_hemmed(self, blocker: str, hemmed: NotAside, call: PrimitiveCall, attempt: StepAttempt,
+                     blocked_grasps: tuple = ()) -> NotAside | None:
+        """`blocker` could not be picked for the neighbours `hemmed.hemmed_by` around it: set the first of those that
+        can be set aside (kept away from `blocker` and off the hand's place for it and for the step), then try
+        `blocker` again; while it is still hemmed in and the budget leaves room for one more neighbour and
+        `blocker` itself, the next. As `clear_away`."""
         involved = self.involved(call)
-        for inner in [b for b in hemmed if b != blocker and b not in involved and b not in attempt.moved]:
-            if self.clear_away(inner, call, keep_from={blocker}) is None:
-                attempt.moved.append(inner)
-                log.info("moved %s aside: it hemmed in %s", inner, blocker)
-                return self.clear_away(blocker, call)
+        budget = self.c.cfg.motion.clear_moves
+        while hemmed is not None and hemmed.hemmed_by and len(attempt.moved) + 2 <= budget:
+            inner = next((b for b in hemmed.hemmed_by if b != blocker and b not in involved and b not in attempt.moved
+                          and self.clear_away(b, call, keep_from={blocker},
+                                              blocked_grasps=blocked_grasps + hemmed.blocked_grasps) is None), None)
+            if inner is None:
+                return hemmed
+            attempt.moved.append(inner)
+            log.info("moved %s aside: it hemmed in %s", inner, blocker)
+            hemmed = self.clear_away(blocker, call, blocked_grasps=blocked_grasps)
         return hemmed
 
     def involved(self, call: PrimitiveCall) -> set[str]:
@@ -151,12 +168,11 @@ class MakeRoom:
             return []
         return [(np.asarray(s[:2], float), obj.radius) for s in target.spots[:RESERVED_SPOTS]]
 
-    def clear_away(self, blocker: str, call: PrimitiveCall,
-                   keep_from: set[str] = frozenset()) -> list[str] | None:
-        """Set `blocker` aside (away from the work, the step's objects and `keep_from`); a held object (a place
-        that was blocked) is first put down on a free spot too, and is picked again by the retried step. None
-        when it is aside; else the neighbours that kept the hand from picking `blocker` up (empty when that was
-        not what failed)."""
+    def clear_away(self, blocker: str, call: PrimitiveCall, keep_from: set[str] = frozenset(),
+                   blocked_grasps: tuple = ()) -> NotAside | None:
+        """Set `blocker` aside (away from the work, the step's objects and `keep_from`, off the hand's place at
+        `blocked_grasps`); a held object (a place that was blocked) is first put down on a free spot too, and is picked
+        again by the retried step. None when it is aside; else why not."""
         c = self.c
         work = [self.work_xy(call)]
         reserved = self.reserved_spots(call)
@@ -166,7 +182,7 @@ class MakeRoom:
             if call.primitive is Primitive.PICK and held is not None and self.involved(call) & {held}:
                 # A pick that got hold of its object but could not lift it: let go where it stands first.
                 if not c.skills.pick.back_off(c.resolver.require(held)):
-                    return []
+                    return NotAside()
                 held = None
             if held is not None and held != blocker:
                 c.putdown.park(c.resolver.require(held), work)
@@ -176,14 +192,14 @@ class MakeRoom:
             picking = c.robot.held_object() is None
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
             picking = False
-            c.putdown.set_aside(c.resolver.require(blocker), work, reserved)
+            c.putdown.set_aside(c.resolver.require(blocker), work, reserved, blocked_grasps)
             return None
         except (PrimitiveFailure, LimitViolation) as f:
             log.info("could not move %s aside: %s", blocker, getattr(f, "detail", f))
             if c.robot.held_object() == blocker:
                 c.putdown.put_back(c.resolver.require(blocker))
             hemmed = picking and isinstance(f, PrimitiveFailure) and c.robot.held_object() is None
-            return list(f.blockers) if hemmed else []
+            return NotAside(tuple(f.blockers), f.blocked_grasps) if hemmed else NotAside()
 
 
 class PutDownHeld:
