@@ -33,8 +33,10 @@ class ScriptedArm:
                                        arm_posture={"seed_is_rest": float(start is not None)})
 
 
-def chooser(refusals: list[list[str]]) -> GraspChooser:
-    robot = SimpleNamespace(arm="right", use_arm=lambda arm: None)
+def chooser(refusals: list[list[str]], joints: dict[str, float] | None = None) -> GraspChooser:
+    """`joints`: the arm's measured posture (default: away from rest)."""
+    now = {"right_elbow_joint": 0.2} if joints is None else joints
+    robot = SimpleNamespace(arm="right", use_arm=lambda arm: None, joint_positions=lambda: dict(now))
     c = SimpleNamespace(arm=ScriptedArm(refusals), state=SimpleNamespace(pose=None), robot=robot,
                         cfg=SimpleNamespace(motion=SimpleNamespace(approach_height=0.1)))
     g = GraspChooser.__new__(GraspChooser)
@@ -97,3 +99,10 @@ def test_blocked_grasps_carry_the_rest_seeded_posture_and_what_blocked_it():
     # one, which does not depend on where earlier moves left the arm.
     assert [(b.arm, b.blockers, b.posture) for b in grasps] == [
         ("right", ("bowl", "cup"), {"seed_is_rest": 1.0}), ("right", ("can",), {"seed_is_rest": 1.0})]
+
+
+def test_an_arm_at_rest_is_solved_once_per_candidate():
+    g = chooser([["bowl"], ["can"]], joints={"right_elbow_joint": 1.0})
+    with pytest.raises(PrimitiveFailure):
+        g.choose(OBJ, [], set())
+    assert g.c.arm.seeds == [{"right_elbow_joint": 1.0}] * 2

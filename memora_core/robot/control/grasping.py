@@ -32,6 +32,8 @@ SAME_GRASP_M = 0.01
 # ... and hand yaws closer than this (deg): a hand along a long object takes its yaw from the object's seen axis, which
 # the nudge turns by a degree or two.
 SAME_GRASP_DEG = 10.0
+# Joint positions closer than this (rad) to the rest posture's are at rest: IK seeded from either is the same solve.
+SAME_POSTURE_RAD = 1e-3
 
 
 def fewest_moves_first(failures: list[PrimitiveFailure]) -> list[str]:
@@ -196,6 +198,14 @@ class GraspChooser:
                 raise down from None
             return up[::-1] + [at_grasp]
 
+    def seeds(self, arm: str) -> list[dict[str, float] | None]:
+        """The postures a candidate's IK is started from, in turn: `arm`'s rest posture, then (None) the current
+        one, unless the arm is at rest already."""
+        rest = self.c.arm.rest_posture(arm)
+        now = self.robot.joint_positions()
+        at_rest = all(abs(now.get(k, np.inf) - v) < SAME_POSTURE_RAD for k, v in rest.items())
+        return [rest] if at_rest else [rest, None]
+
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
                skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
@@ -215,8 +225,8 @@ class GraspChooser:
                 first = None
                 # Solved from the arm's rest posture first, so that whether a grasp is free does not depend on
                 # where earlier moves left the arm (and a neighbour set aside can be kept off its posture); from
-                # the current posture when that fails.
-                for seed in (arm_motion.rest_posture(arm), None):
+                # the current posture when that fails (not again when the arm is at rest: the same solve).
+                for seed in self.seeds(arm):
                     try:
                         # The end point first: it is where a crowded grasp fails, and one IK solve says so.
                         at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start=seed, start_xyz=grasp_pt)

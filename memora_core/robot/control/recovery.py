@@ -112,9 +112,9 @@ class MakeRoom:
         return False
 
     def clear_hemmed(self, blocker: str, hemmed: NotAside, call: PrimitiveCall, attempt: StepAttempt,
-                     blocked_grasps: tuple = ()) -> NotAside | None:
+                     blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> NotAside | None:
         """`blocker` could not be picked for the neighbours `hemmed.hemmed_by` around it: set the first of those that
-        can be set aside (kept away from `blocker` and off the hand's place for it and for the step), then try
+        can be set aside (kept away from `blocker`, leaving open a grasp of it or of the step), then try
         `blocker` again; while it is still hemmed in and the budget leaves room for one more neighbour and
         `blocker` itself, the next. As `clear_away`."""
         involved = self.involved(call)
@@ -169,9 +169,9 @@ class MakeRoom:
         return [(np.asarray(s[:2], float), obj.radius) for s in target.spots[:RESERVED_SPOTS]]
 
     def clear_away(self, blocker: str, call: PrimitiveCall, keep_from: set[str] = frozenset(),
-                   blocked_grasps: tuple = ()) -> NotAside | None:
-        """Set `blocker` aside (away from the work, the step's objects and `keep_from`, off the hand's place at
-        `blocked_grasps`); a held object (a place that was blocked) is first put down on a free spot too, and is picked
+                   blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> NotAside | None:
+        """Set `blocker` aside (away from the work, the step's objects and `keep_from`, leaving open a grasp of
+        `blocked_grasps` where it can: PutDown.set_aside); a held object (a place that was blocked) is first put down on a free spot too, and is picked
         again by the retried step. None when it is aside; else why not."""
         c = self.c
         work = [self.work_xy(call)]
