@@ -68,7 +68,7 @@ class PickSkill:
                     raise
                 if not self.back_off(obj):
                     raise
-                self.c.gaze.look()  # the next grasp is planned from the table as it is now
+                self.robot.look()  # the next grasp is planned from the table as it is now
                 log.debug("pick %s attempt %d failed (%s); trying the next grasp", obj.name, attempt, f.detail)
         return None
 
@@ -84,7 +84,7 @@ class PickSkill:
     def find(self, query: str | None) -> SceneObject:
         """The object `query` names, from a fresh look at the table (a perceiving robot); where it is not seen and
         the hand is empty, the arm is taken out of the way and the robot looks around before giving up."""
-        self.c.gaze.look()
+        self.robot.look()
         try:
             return self.seen_better(self.c.resolver.find(query, "object"))
         except PrimitiveFailure as f:
