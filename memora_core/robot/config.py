@@ -125,10 +125,6 @@ class MotionConfig(_Cfg):
         "a pick whose object the kept view explains less of than this fraction (hidden in part behind a "
         "neighbour, or cut by the image's edge) first looks at it from the head's other viewpoints and plans from "
         "the view that shows the most of it (robots whose objects are perceived; 0 = never)"))
-    face_table_within: float = Field(default=0.3, ge=0, description=(
-        "rad: before a look that checks the table (where a placed object landed, what a pick plans from), a torso "
-        "turned further than this from upright (any waist joint) is first brought upright with the empty arm stowed, "
-        "so the head camera faces the table (robots whose objects are perceived)"))
     # Collision-aware motion: Cartesian moves are cut into IK waypoints this far apart, and every waypoint's
     # arm (and held object) must keep `clearance_margin` from objects not involved and from the table.
     path_step: float = Field(default=0.05, gt=0)

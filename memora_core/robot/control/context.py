@@ -13,7 +13,6 @@ from memora_core.robot.robot import Robot
 
 if TYPE_CHECKING:
     from memora_core.robot.control.arm_motion import ArmMotion
-    from memora_core.robot.control.gaze import Gaze
     from memora_core.robot.control.grasping import GraspChooser
     from memora_core.robot.control.guarded import GuardedApproach
     from memora_core.robot.control.planned import PlannedMotion
@@ -36,7 +35,6 @@ class ControlContext:
         # filled in by the controller (they need this context)
         self.arm: ArmMotion
         self.transit: Transit
-        self.gaze: Gaze
         self.planned: PlannedMotion
         self.guarded: GuardedApproach
         self.grasps: GraspChooser

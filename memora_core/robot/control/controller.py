@@ -10,7 +10,6 @@ import time
 from memora_core.robot.control.arm_motion import ArmMotion
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure, StepResult
-from memora_core.robot.control.gaze import Gaze
 from memora_core.robot.control.grasping import GraspChooser
 from memora_core.robot.control.guarded import GuardedApproach
 from memora_core.robot.control.planned import PlannedMotion
@@ -34,7 +33,6 @@ class RuleBasedController:
         c.planned = PlannedMotion(c)
         c.guarded = GuardedApproach(c)
         c.transit = Transit(c)
-        c.gaze = Gaze(c)
         c.grasps = GraspChooser(c)
         c.putdown = PutDown(c)
         c.skills = Skills(c)

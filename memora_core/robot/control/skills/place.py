@@ -116,15 +116,14 @@ class PlaceSkill:
         c.transit.retract(ignore | {"table"} | c.scene.touching_now())               # retract
         self.robot.settle(m.settle_s)
         # Where it came to rest, seen with the hand out of the way (the frame taken as it let go shows the hand over
-        # it): a fresh look facing the table (`Gaze`: a reach may leave the torso turned away), and where that shows
-        # too little of it (the risen arm still hides it), another with the
+        # it): a fresh look, and where that shows too little of it (the risen arm still hides it), another with the
         # hand back over the table's edge. Not with the arm tucked: on dev 100280 the tuck's sweep knocked a bottle
         # over. A robot whose objects are not perceived knows already (`seen_fraction` None).
-        c.gaze.look()
+        self.robot.look()
         shown = self.robot.seen_fraction(obj.name)
         if shown is not None and shown < m.look_again_below:
             c.transit.to_the_edge()
-            c.gaze.look()
+            self.robot.look()
             shown = self.robot.seen_fraction(obj.name)
         pos, rot = self.robot.object_pose(obj.name)
         if shown is not None and 0.0 < shown < m.look_again_below:
