@@ -206,6 +206,25 @@ class GraspChooser:
         at_rest = all(abs(now.get(k, np.inf) - v) < SAME_POSTURE_RAD for k, v in rest.items())
         return [rest] if at_rest else [rest, None]
 
+    def blockers_of(self, obj: SceneObject, without: set[str] = frozenset()) -> tuple[str, ...] | None:
+        """A what-if for making room (nothing moves; the hand pose of the grasp under way is kept): None when some
+        grasp of `obj`, as it stands now, is reachable and clear were the neighbours `without` not on the table;
+        else the neighbours in the way, in the order `fewest_moves_first` gives (empty: none could help, or
+        `obj` is lying over)."""
+        seen = self.robot.object_pose(obj.name)
+        if seen is None or not obj.graspable(seen[1]):
+            return ()
+        pos, rot = seen
+        top = pos + np.array([0, 0, obj.half_up(rot)])
+        kept = self.c.state.pose
+        try:
+            self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top)
+            return None
+        except PrimitiveFailure as f:
+            return tuple(b for b in f.blockers if b not in without)
+        finally:
+            self.c.state.pose = kept
+
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
                skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
