@@ -3,7 +3,7 @@ a grasp of a crowded object. Logic only: the grasp chooser's what-if (`blockers_
 in tests/sim) is replaced by a table of which neighbours must be gone for each object to be graspable."""
 from types import SimpleNamespace
 
-from memora_core.robot.control.failures import FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import BlockedGrasp, Blockers, FailureCause, FailureReason, PrimitiveFailure
 from memora_core.robot.control.recovery import MakeRoom, NotAside, StepAttempt
 from memora_core.robot.control.room_plan import Move, room_plan
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -20,7 +20,10 @@ def world(needs: dict[str, list[set[str]]]) -> SimpleNamespace:
         options = needs.get(obj.name)
         if options is None or any(o <= set(without) for o in options):
             return None
-        return tuple(dict.fromkeys(b for o in options for b in sorted(o) if b not in without))
+        names = tuple(dict.fromkeys(b for o in options for b in sorted(o) if b not in without))
+        # one blocked candidate per way of freeing it, blocked by what is left of that way
+        return Blockers(names, [BlockedGrasp("right", {"way": float(i)}, tuple(sorted(o - set(without))))
+                               for i, o in enumerate(options)])
 
     resolver = SimpleNamespace(resolve=lambda name: SimpleNamespace(name=name))
     return SimpleNamespace(grasps=SimpleNamespace(blockers_of=blockers_of), resolver=resolver, asked=asked)
@@ -42,6 +45,14 @@ def test_the_one_neighbour_whose_removal_frees_the_grasp_is_the_plan():
 def test_a_hemmed_in_neighbour_has_its_own_hemmer_set_aside_first_kept_away_from_it():
     c = world({"tea box": [{"bowl"}], "bowl": [{"spoon"}]})
     assert plan(c, ["bowl", "can"]) == [("spoon", {"bowl"}), ("bowl", set())]
+
+
+def test_a_hemmer_set_aside_keeps_open_the_grasp_of_the_neighbour_it_hemmed_in():
+    c = world({"tea box": [{"bowl"}], "bowl": [{"spoon"}, {"jug", "cup"}]})
+    moves = room_plan(c, TEA, ["bowl"], {"tea box"}, 3, lambda name: True)
+    assert [m.name for m in moves] == ["spoon", "bowl"]
+    assert [g.blockers for g in moves[0].keep_open] == [("spoon",)]  # the bowl's grasp the spoon alone blocked
+    assert moves[1].keep_open == ()  # the bowl itself: the tea box's grasps, from the step's failure
 
 
 def test_a_hemmer_that_is_itself_hemmed_in_is_no_plan():
@@ -119,8 +130,6 @@ def test_make_room_carries_out_the_plan_for_a_pick_no_grasp_reached():
 
 
 def test_what_the_plan_sets_aside_keeps_open_the_grasps_the_plan_frees():
-    from memora_core.robot.control.failures import BlockedGrasp
-
     by_cup = BlockedGrasp("right", {"q": 0.1}, ("cup",))
     by_both = BlockedGrasp("left", {"q": 0.2}, ("bowl", "cup"))
     room = Room(scripted({"tea box": [{"cup"}]}))

@@ -9,7 +9,8 @@ from collections import Counter
 import numpy as np
 
 from memora_core.robot.control.context import ControlContext
-from memora_core.robot.control.failures import BlockedGrasp, FailureCause, FailureReason, PrimitiveFailure
+from memora_core.robot.control.failures import (BlockedGrasp, Blockers, FailureCause, FailureReason,
+                                                 PrimitiveFailure)
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
                                                  hand_frame_footprint, lowest_reach, palm_inner_direction,
                                                  points_along, preshape, side_arm)
@@ -206,14 +207,14 @@ class GraspChooser:
         at_rest = all(abs(now.get(k, np.inf) - v) < SAME_POSTURE_RAD for k, v in rest.items())
         return [rest] if at_rest else [rest, None]
 
-    def blockers_of(self, obj: SceneObject, without: set[str] = frozenset()) -> tuple[str, ...] | None:
+    def blockers_of(self, obj: SceneObject, without: set[str] = frozenset()) -> Blockers | None:
         """A what-if for making room (nothing moves; the hand pose of the grasp under way is kept): None when some
         grasp of `obj`, as it stands now, is reachable and clear were the neighbours `without` not on the table;
         else the neighbours in the way, in the order `fewest_moves_first` gives (empty: none could help, or
-        `obj` is lying over)."""
+        `obj` is lying over), with the blocked candidates they were found in."""
         seen = self.robot.object_pose(obj.name)
         if seen is None or not obj.graspable(seen[1]):
-            return ()
+            return Blockers()
         pos, rot = seen
         top = pos + np.array([0, 0, obj.half_up(rot)])
         kept = self.c.state.pose
@@ -221,7 +222,7 @@ class GraspChooser:
             self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top)
             return None
         except PrimitiveFailure as f:
-            return tuple(b for b in f.blockers if b not in without)
+            return Blockers((b for b in f.blockers if b not in without), f.blocked_grasps)
         finally:
             self.c.state.pose = kept
 

@@ -121,14 +121,16 @@ class MakeRoom:
 
     def _run(self, plan: list[Move], call: PrimitiveCall, attempt: StepAttempt,
              blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> int:
-        """Carry out `plan` in order until a move fails; the number of moves made. Each neighbour set aside leaves
-        open one of the `blocked_grasps` the plan frees (those all of whose blockers it moves), where there are
-        such; else one of any of them."""
+        """Carry out `plan` in order until a move fails; the number of moves made. A neighbour's hemmer set aside
+        leaves open one of that neighbour's grasps it blocked (`Move.keep_open`); the others, one of the
+        `blocked_grasps` the plan frees (those all of whose blockers it moves), where there are such, else one of
+        any of them."""
         names = {m.name for m in plan}
         freed = tuple(g for g in blocked_grasps if set(g.blockers) <= names) or blocked_grasps
         done = 0
         for move in plan:
-            if self.clear_away(move.name, call, keep_from=move.keep_from, blocked_grasps=freed) is not None:
+            if self.clear_away(move.name, call, keep_from=move.keep_from,
+                               blocked_grasps=move.keep_open or freed) is not None:
                 log.info("making room for %s: %s could not be set aside; the plan stops there", call.object,
                          move.name)
                 break

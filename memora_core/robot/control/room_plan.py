@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from memora_core.robot.control.context import ControlContext
+from memora_core.robot.control.failures import BlockedGrasp
 from memora_core.robot.robot import SceneObject
 
 log = logging.getLogger(__name__)
@@ -28,9 +29,11 @@ PAIR_BLOCKERS = 5
 
 @dataclass(frozen=True)
 class Move:
-    """Set `name` aside, kept away from `keep_from` (the neighbour it hems in, picked up next)."""
+    """Set `name` aside, kept away from `keep_from` (the neighbour it hems in, picked up next), leaving open one of
+    `keep_open` (that neighbour's grasps it blocked; empty: those of the step's own object)."""
     name: str
     keep_from: frozenset[str] = frozenset()
+    keep_open: tuple[BlockedGrasp, ...] = ()
 
 
 def freeing_sets(c: ControlContext, obj: SceneObject, blockers: list[str]) -> list[tuple[str, ...]]:
@@ -55,7 +58,8 @@ def clearing_moves(c: ControlContext, name: str, keep: set[str],
         return [Move(name)]
     for hemmers in freeing_sets(c, obj, [b for b in hemmed_by if b not in keep]):
         if all(has_spot(h) and pickable(c, h) for h in hemmers):
-            return [Move(h, frozenset({name})) for h in hemmers] + [Move(name)]
+            freed = tuple(g for g in hemmed_by.grasps if set(g.blockers) <= set(hemmers)) or hemmed_by.grasps
+            return [Move(h, frozenset({name}), freed) for h in hemmers] + [Move(name)]
     return None
 
 
