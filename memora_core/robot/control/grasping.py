@@ -212,6 +212,16 @@ class GraspChooser:
         grasp of `obj`, as it stands now, is reachable and clear were the neighbours `without` not on the table;
         else the neighbours in the way, in the order `fewest_moves_first` gives (empty: none could help, or
         `obj` is lying over), with the blocked candidates they were found in."""
+        found = self._what_if(obj, without)
+        return None if isinstance(found, tuple) and not isinstance(found, Blockers) else found
+
+    def open_grasp(self, obj: SceneObject) -> tuple[str, dict[str, float]] | None:
+        """A what-if (nothing moves): (arm, grasp posture) of the grasp the search takes of `obj` as it stands now;
+        None when no grasp of it is clear."""
+        found = self._what_if(obj, set())
+        return None if isinstance(found, Blockers) else found
+
+    def _what_if(self, obj: SceneObject, without: set[str]) -> Blockers | tuple[str, dict[str, float]]:
         seen = self.robot.object_pose(obj.name)
         if seen is None or not obj.graspable(seen[1]):
             return Blockers()
@@ -219,8 +229,8 @@ class GraspChooser:
         top = pos + np.array([0, 0, obj.half_up(rot)])
         kept = self.c.state.pose
         try:
-            self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top)
-            return None
+            arm, _, _, path = self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top)
+            return arm, path[-1]
         except PrimitiveFailure as f:
             return Blockers((b for b in f.blockers if b not in without), f.blocked_grasps)
         finally:

@@ -121,16 +121,20 @@ class MakeRoom:
 
     def _run(self, plan: list[Move], call: PrimitiveCall, attempt: StepAttempt,
              blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> int:
-        """Carry out `plan` in order until a move fails; the number of moves made. A neighbour's hemmer set aside
-        leaves open one of that neighbour's grasps it blocked (`Move.keep_open`); the others, one of the
-        `blocked_grasps` the plan frees (those all of whose blockers it moves), where there are such, else one of
-        any of them."""
+        """Carry out `plan` in order until a move fails; the number of moves made. Each neighbour set aside keeps away
+        from those the plan moves after it and leaves open the grasp the hand would take of the next (on dev layout
+        98006 a blue cup set aside beside the Fanta can to be moved next hemmed it in); where no clear grasp of the
+        next is known, a neighbour's hemmer leaves open one of that neighbour's grasps it blocked (`Move.keep_open`),
+        and the others one of the `blocked_grasps` the plan frees (those all of whose blockers it moves), where there
+        are such, else one of any of them."""
         names = {m.name for m in plan}
         freed = tuple(g for g in blocked_grasps if set(g.blockers) <= names) or blocked_grasps
         done = 0
-        for move in plan:
-            if self.clear_away(move.name, call, keep_from=move.keep_from,
-                               blocked_grasps=move.keep_open or freed) is not None:
+        for i, move in enumerate(plan):
+            later = {m.name for m in plan[i + 1:]}  # picked up next: what is set aside now keeps away from them too
+            keep_open = self.next_grasp_open(move, plan[i + 1:]) or move.keep_open or freed
+            if self.clear_away(move.name, call, keep_from=set(move.keep_from) | later,
+                               blocked_grasps=keep_open) is not None:
                 log.info("making room for %s: %s could not be set aside; the plan stops there", call.object,
                          move.name)
                 break
@@ -139,6 +143,13 @@ class MakeRoom:
             log.info("moved %s aside (making room for %s: %s)", move.name, call.object,
                      " -> ".join(m.name for m in plan))
         return done
+
+    def next_grasp_open(self, move: Move, later: list[Move]) -> tuple[BlockedGrasp, ...]:
+        """For `move`, the grasp of the plan's next neighbour that the hand takes as it stands now (a what-if), as
+        one `move`'s object must not block where it is set aside; empty when no move follows or none is clear."""
+        nxt = self.c.resolver.resolve(later[0].name) if later else None
+        found = self.c.grasps.open_grasp(nxt) if nxt is not None else None
+        return () if found is None else (BlockedGrasp(found[0], found[1], (move.name,)),)
 
     def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
         return (call.primitive in ROOM_MAKING and len(attempt.moved) < self.c.cfg.motion.clear_moves
