@@ -25,8 +25,12 @@ def world(needs: dict[str, list[set[str]]]) -> SimpleNamespace:
         return Blockers(names, [BlockedGrasp("right", {"way": float(i)}, tuple(sorted(o - set(without))))
                                for i, o in enumerate(options)])
 
+    def open_grasp(obj):
+        return None if blockers_of(obj) is not None else ("left", {"grasp": float(len(obj.name))})
+
     resolver = SimpleNamespace(resolve=lambda name: SimpleNamespace(name=name))
-    return SimpleNamespace(grasps=SimpleNamespace(blockers_of=blockers_of), resolver=resolver, asked=asked)
+    return SimpleNamespace(grasps=SimpleNamespace(blockers_of=blockers_of, open_grasp=open_grasp), resolver=resolver,
+                           asked=asked)
 
 
 TEA = SimpleNamespace(name="tea box")
@@ -139,6 +143,18 @@ def test_what_the_plan_sets_aside_keeps_open_the_grasps_the_plan_frees():
     room = Room(scripted({"tea box": [{"cup"}]}))
     assert room.recover(no_grasp("bowl", "cup", grasps=[by_both]), PICK, StepAttempt())
     assert room.grasps == [(by_both,)]
+
+
+def test_what_is_set_aside_first_keeps_away_from_the_next_and_leaves_its_grasp_open():
+    room = Room(scripted({"tea box": [{"can", "cup"}]}))
+    seen = []
+    room.clear_away = lambda blocker, call, keep_from=frozenset(), blocked_grasps=(): seen.append(
+        (blocker, set(keep_from), blocked_grasps))
+    assert room.recover(no_grasp("can", "cup"), PICK, StepAttempt())
+    (first, keep1, open1), (second, keep2, _) = seen
+    assert (first, second) == ("can", "cup") and keep1 == {"cup"} and keep2 == set()
+    # the can must not stand where the hand takes the cup from, as the cup stands now
+    assert [(g.arm, g.posture, g.blockers) for g in open1] == [("left", {"grasp": 3.0}, ("can",))]
 
 
 def test_a_plan_whose_first_move_fails_falls_back_to_the_failure_order():

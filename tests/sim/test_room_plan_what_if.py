@@ -55,3 +55,15 @@ def test_the_plan_keeps_to_the_budget_and_takes_only_what_the_hand_can_pick(crow
     # Within a single move there is no plan: every neighbour that alone frees the tea box is hemmed in itself.
     assert room_plan(c, tea, blockers, {TEA}, 1, lambda name: True) is None
     assert not any(pickable(c, s[0]) for s in freeing_sets(c, tea, blockers))
+
+
+def test_the_grasp_the_hand_would_take_of_a_free_neighbour_is_a_what_if_too(crowded):
+    robot, c = crowded
+    before = {n: robot.object_pose(n)[0].copy() for n in LAYOUT}
+    assert c.grasps.open_grasp(c.resolver.resolve(TEA)) is None  # no grasp of the crowded tea box is clear
+    free = next(n for n in LAYOUT if n != TEA and pickable(c, n))
+    arm, posture = c.grasps.open_grasp(c.resolver.resolve(free))
+    assert arm in ("left", "right") and any(j.startswith(arm) for j in posture)
+    # the posture is clear of everything but the object it grasps
+    assert set(robot.clearance(posture, {free})) <= {free}
+    assert max(float(np.linalg.norm(robot.object_pose(n)[0] - p)) for n, p in before.items()) < 0.002
