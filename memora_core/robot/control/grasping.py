@@ -229,7 +229,10 @@ class GraspChooser:
         top = pos + np.array([0, 0, obj.half_up(rot)])
         kept = self.c.state.pose
         try:
-            arm, _, _, path = self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top)
+            # From the rest posture only: an answer found from where the arm happens to be may not hold once the
+            # moves it plans have moved the arm (dev 100605: three neighbours set aside, each said to free the bread).
+            arm, _, _, path = self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top,
+                                          from_rest=True)
             return arm, path[-1]
         except PrimitiveFailure as f:
             return Blockers((b for b in f.blockers if b not in without), f.blocked_grasps)
@@ -238,11 +241,13 @@ class GraspChooser:
 
     def choose(self, obj: SceneObject, points: list[np.ndarray], ignore: set[str], arms: list[str] | None = None,
                top: np.ndarray | None = None,
-               skip: set[GraspKey] = frozenset()) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
+               skip: set[GraspKey] = frozenset(),
+               from_rest: bool = False) -> tuple[str, GraspPose, np.ndarray, list[dict[str, float]]]:
         """The first (arm, hand pose, grasp point) of `candidates` whose vertical descent from cruise height is
         reachable and keeps clear of every other object and the table; with that descent's checked joint path
         (first waypoint: the posture above). NO_GRASP (with the neighbours that blocked the most candidates
-        first) when none is."""
+        first) when none is. `from_rest`: each candidate solved from the arm's rest posture only (a what-if that
+        must still hold once the arm has moved)."""
         arm_motion, state = self.c.arm, self.c.state
         current, failures, ways = self.robot.arm, [], []
         cruise = arm_motion.cruise_z()
@@ -256,7 +261,7 @@ class GraspChooser:
                 # Solved from the arm's rest posture first, so that whether a grasp is free does not depend on
                 # where earlier moves left the arm (and a neighbour set aside can be kept off its posture); from
                 # the current posture when that fails (not again when the arm is at rest: the same solve).
-                for seed in self.seeds(arm):
+                for seed in self.seeds(arm)[:1] if from_rest else self.seeds(arm):
                     try:
                         # The end point first: it is where a crowded grasp fails, and one IK solve says so.
                         at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start=seed, start_xyz=grasp_pt)
