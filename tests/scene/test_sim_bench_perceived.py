@@ -70,3 +70,13 @@ def test_an_object_on_the_floor_under_the_bowl_is_not_placed():
     assert fell_off(0.035, 0.75)           # on the floor
     assert not fell_off(0.775, 0.75)       # standing on the table
     assert not fell_off(0.745, 0.75)       # a spoon lying in a bowl whose bottom is just below the top's model height
+
+
+def test_the_g1_paths_robot_in_process_is_the_finger_robot_planning_from_its_camera():
+    """`sim_g1_dex3_perceived` (the kitchen regression's proxy of the G1 path) is sim_g1_dex3's body, hands and motion
+    with its objects from the head camera, as `sim-bench --robot sim_g1_dex3 --poses perceived` makes it."""
+    from memora_core.robot import load_robot_config
+
+    perceived, fingers = load_robot_config("sim_g1_dex3_perceived"), load_robot_config("sim_g1_dex3")
+    assert perceived.type == "sim_perceived" and perceived.grasp.mode == "fingers"
+    assert perceived.model_dump(exclude={"type"}) == fingers.model_dump(exclude={"type"})
