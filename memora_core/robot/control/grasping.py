@@ -217,6 +217,7 @@ class GraspChooser:
         current, failures, ways = self.robot.arm, [], []
         cruise = arm_motion.cruise_z()
         free = ignore - {obj.name}
+        seeds: dict[str, list[dict[str, float] | None]] = {}  # per arm, once: nothing moves while choosing
         try:
             for arm, pose, grasp_pt in self.candidates(obj, points, arms, top, skip):
                 above = np.array([grasp_pt[0], grasp_pt[1], max(cruise, grasp_pt[2] + self.cfg.motion.approach_height)])
@@ -226,7 +227,9 @@ class GraspChooser:
                 # Solved from the arm's rest posture first, so that whether a grasp is free does not depend on
                 # where earlier moves left the arm (and a neighbour set aside can be kept off its posture); from
                 # the current posture when that fails (not again when the arm is at rest: the same solve).
-                for seed in self.seeds(arm):
+                if arm not in seeds:
+                    seeds[arm] = self.seeds(arm)
+                for seed in seeds[arm]:
                     try:
                         # The end point first: it is where a crowded grasp fails, and one IK solve says so.
                         at_grasp = arm_motion.plan_line(grasp_pt, ignore, "approach", start=seed, start_xyz=grasp_pt)

@@ -171,8 +171,8 @@ class MakeRoom:
     def clear_away(self, blocker: str, call: PrimitiveCall, keep_from: set[str] = frozenset(),
                    blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> NotAside | None:
         """Set `blocker` aside (away from the work, the step's objects and `keep_from`, leaving open a grasp of
-        `blocked_grasps` where it can: PutDown.set_aside); a held object (a place that was blocked) is first put down on a free spot too, and is picked
-        again by the retried step. None when it is aside; else why not."""
+        `blocked_grasps` where it can: PutDown.set_aside); a held object (a place that was blocked) is first put
+        down on a free spot too, and is picked again by the retried step. None when it is aside; else why not."""
         c = self.c
         work = [self.work_xy(call)]
         reserved = self.reserved_spots(call)
