@@ -14,7 +14,9 @@ class ScriptedRoom(MakeRoom):
 
     def __init__(self, clear_moves: int, hems: dict[str, list[str]], stuck: set[str] = frozenset(),
                  named: dict[str, list[str]] | None = None) -> None:
-        super().__init__(SimpleNamespace(cfg=SimpleNamespace(motion=SimpleNamespace(clear_moves=clear_moves))))
+        # No scene to plan a what-if grasp in (the resolver knows no object): the failure's own order stands.
+        super().__init__(SimpleNamespace(cfg=SimpleNamespace(motion=SimpleNamespace(clear_moves=clear_moves)),
+                                         resolver=SimpleNamespace(resolve=lambda query: None)))
         self.hems, self.stuck, self.named = hems, set(stuck), named or {}
         self.aside, self.calls = [], []
 

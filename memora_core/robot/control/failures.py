@@ -59,6 +59,17 @@ class BlockedGrasp(NamedTuple):
     blockers: tuple[str, ...]
 
 
+class Blockers(tuple):
+    """The neighbours in a grasp's way (names, in making room's order), with the candidate grasps they were found
+    blocking (`grasps`): what a what-if of the grasp search answers (GraspChooser.blockers_of)."""
+    grasps: tuple[BlockedGrasp, ...]
+
+    def __new__(cls, names: Iterable[str] = (), grasps: Iterable[BlockedGrasp] = ()) -> Blockers:
+        out = super().__new__(cls, names)
+        out.grasps = tuple(grasps)
+        return out
+
+
 class PrimitiveFailure(Exception):
     """A primitive that cannot be done: the step-level `reason`, the precise `cause` and its data.
     `blockers`: the scene objects found in the way (not the table, not the robot), so a recovery may move

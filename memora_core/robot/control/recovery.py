@@ -7,7 +7,9 @@ succeeds the step is tried again, else the original failure stands. Each recover
    table spot away from the work (as a person clears a crowded counter), at most `motion.clear_moves`; the spot
    must leave open one of the grasps it blocked (checked on the arm postures the grasp search found blocked, before
    anything moves). A neighbour that cannot be picked because others hem it in has those set aside first, one at
-   a time while the budget allows, then is tried again (all count against the budget).
+   a time while the budget allows, then is tried again (all count against the budget). An object no grasp reached
+   clear is first planned for (room_plan.py: the grasp planned again as if neighbours were gone, the fewest moves
+   that free it); the rule order above is the fall-back where no plan fits the budget or its first move fails.
 3. `PutDownHeld` — a pick finds the hand holding something else (an earlier step or task failed with it in the
    hand): put that back where it was picked from (or on the nearest free spot), once.
 4. `PlaceAgain` — a place let go of its object, and it came to rest off the target (held off where it was believed
@@ -25,6 +27,7 @@ import numpy as np
 
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import BlockedGrasp, FailureCause, PrimitiveFailure
+from memora_core.robot.control.room_plan import Move, room_plan
 from memora_core.robot.control.targets import place_target
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -90,11 +93,72 @@ class MakeRoom:
         involved = self.involved(call)
         return [b for b in f.blockers if b not in involved and b not in attempt.moved]
 
+    def _plan(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> list[Move] | None:
+        """For an object no grasp reached clear (the hand empty): the moves that free a grasp of it by the
+        what-if (room_plan.py) within the budget left; None otherwise."""
+        if f.cause is not FailureCause.NO_GRASP or not call.object:
+            return None
+        target = self.c.resolver.resolve(call.object)
+        if target is None or self.c.robot.held_object() is not None:
+            return None
+        keep = self.involved(call) | set(attempt.moved)
+        return room_plan(self.c, target, list(f.blockers), keep, self.c.cfg.motion.clear_moves - len(attempt.moved),
+                         lambda name: self.has_spot(name, call))
+
+    def has_spot(self, name: str, call: PrimitiveCall) -> bool:
+        """Whether some stage of `set_aside` has a free table spot for `name`, away from the step's work and objects
+        as `clear_away` keeps it."""
+        obj = self.c.resolver.resolve(name)
+        if obj is None:
+            return False
+        return any(self.c.putdown.aside_stage_spots(obj, self.aside_work(call, name), self.reserved_spots(call)))
+
+    def aside_work(self, call: PrimitiveCall, blocker: str, keep_from: set[str] = frozenset()) -> list[np.ndarray]:
+        """The points `blocker` set aside keeps away from: where the step works, the step's own objects (picked
+        again by the retried step) and `keep_from`."""
+        keep = (self.involved(call) | set(keep_from)) - {blocker}
+        return [self.work_xy(call)] + [xy for n in keep if (xy := self.c.scene.xy(n)) is not None]
+
+    def _run(self, plan: list[Move], call: PrimitiveCall, attempt: StepAttempt,
+             blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> int:
+        """Carry out `plan` in order until a move fails; the number of moves made. Each neighbour set aside keeps away
+        from those the plan moves after it and leaves open the grasp the hand would take of the next (on dev layout
+        98006 a blue cup set aside beside the Fanta can to be moved next hemmed it in); where no clear grasp of the
+        next is known, a neighbour's hemmer leaves open one of that neighbour's grasps it blocked (`Move.keep_open`),
+        and the others one of the `blocked_grasps` the plan frees (those all of whose blockers it moves), where there
+        are such, else one of any of them."""
+        names = {m.name for m in plan}
+        freed = tuple(g for g in blocked_grasps if set(g.blockers) <= names) or blocked_grasps
+        done = 0
+        for i, move in enumerate(plan):
+            later = {m.name for m in plan[i + 1:]}  # picked up next: what is set aside now keeps away from them too
+            keep_open = self.next_grasp_open(move, plan[i + 1:]) or move.keep_open or freed
+            if self.clear_away(move.name, call, keep_from=set(move.keep_from) | later,
+                               blocked_grasps=keep_open) is not None:
+                log.info("making room for %s: %s could not be set aside; the plan stops there", call.object,
+                         move.name)
+                break
+            attempt.moved.append(move.name)
+            done += 1
+            log.info("moved %s aside (making room for %s: %s)", move.name, call.object,
+                     " -> ".join(m.name for m in plan))
+        return done
+
+    def next_grasp_open(self, move: Move, later: list[Move]) -> tuple[BlockedGrasp, ...]:
+        """For `move`, the grasp of the plan's next neighbour that the hand takes as it stands now (a what-if), as
+        one `move`'s object must not block where it is set aside; empty when no move follows or none is clear."""
+        nxt = self.c.resolver.resolve(later[0].name) if later else None
+        found = self.c.grasps.open_grasp(nxt) if nxt is not None else None
+        return () if found is None else (BlockedGrasp(found[0], found[1], (move.name,)),)
+
     def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
         return (call.primitive in ROOM_MAKING and len(attempt.moved) < self.c.cfg.motion.clear_moves
                 and bool(self._candidates(f, call, attempt)))
 
     def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
+        plan = self._plan(f, call, attempt)
+        if plan and self._run(plan, call, attempt, f.blocked_grasps):
+            return True  # the step is tried again (and plans again, should it still find no grasp)
         budget = self.c.cfg.motion.clear_moves
         for blocker in self._candidates(f, call, attempt):
             if len(attempt.moved) >= budget:
@@ -186,9 +250,7 @@ class MakeRoom:
                 held = None
             if held is not None and held != blocker:
                 c.putdown.park(c.resolver.require(held), work)
-            # The step's own objects are picked again by the retried step: keep the blocker away from them too.
-            keep = (self.involved(call) | set(keep_from)) - {blocker}
-            work += [c.scene.xy(n) for n in keep if c.scene.xy(n) is not None]
+            work = self.aside_work(call, blocker, keep_from)
             picking = c.robot.held_object() is None
             c.skills.pick.pick(PrimitiveCall(primitive=Primitive.PICK, object=blocker))
             picking = False
