@@ -1,11 +1,14 @@
 """Depth segmentation over the table plane: points standing above the table, inside its outline, grouped
-into objects by connectivity on a top-down grid."""
+into objects by connectivity on a top-down grid; a group whose height jumps where two objects touch is cut apart
+(`split.py`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from memora_core.perception.scene.split import SplitSettings, split_group
 
 
 @dataclass(frozen=True)
@@ -18,6 +21,7 @@ class SegmentSettings:
     # Objects stand inside the seen table's outline grown by this much: where the image cuts the table off,
     # an object's near side still drops onto the table outside the part that is seen.
     table_grow_m: float = 0.10
+    split: SplitSettings | None = SplitSettings()  # touching objects cut apart at height jumps; None: not
 
 
 @dataclass
@@ -59,11 +63,32 @@ def segment(points: np.ndarray, normal: np.ndarray, offset: float, table: np.nda
         occ = cv2.morphologyEx(occ, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(occ, connectivity=8)
     lab = labels[ij[:, 0], ij[:, 1]]
+    top = _cell_tops(ij, height[cand], shape) if s.split is not None else None
     blobs = []
     for c in range(1, n):
         if stats[c, cv2.CC_STAT_AREA] < s.min_cells:
             continue
-        idx = cand[lab == c]
-        if len(idx):
+        mine = lab == c
+        idx = cand[mine]
+        if not len(idx):
+            continue
+        if top is None:
             blobs.append(Blob(index=idx, heights=height[idx]))
+            continue
+        cells = np.argwhere(labels == c)
+        piece = np.full(shape, -1, int)
+        piece[cells[:, 0], cells[:, 1]] = split_group(cells, top[cells[:, 0], cells[:, 1]], s.min_cells, s.split)
+        of_point = piece[ij[mine, 0], ij[mine, 1]]
+        for k in np.unique(of_point):
+            part = idx[of_point == k]
+            blobs.append(Blob(index=part, heights=height[part]))
     return blobs
+
+
+def _cell_tops(ij: np.ndarray, heights: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Each grid cell's highest point above the table; a cell with no point of its own (joined by the closing)
+    takes the highest of its neighbours'."""
+    top = np.full(shape, -1.0, np.float32)
+    np.maximum.at(top, (ij[:, 0], ij[:, 1]), heights.astype(np.float32))
+    filled = cv2.dilate(top, np.ones((3, 3), np.uint8))
+    return np.where(top >= 0, top, filled)
