@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from memora_core.robot.control.arm_motion import ArmMotion
 from memora_core.robot.control.context import ControlContext
@@ -39,6 +40,9 @@ class RuleBasedController:
         self.c = c
         self.robot, self.cfg, self.skills = robot, robot.config, c.skills
         self.recoveries = default_recoveries(c) if recoveries is None else recoveries
+        # Told (step index, recovery name) as each recovery starts: a step that makes room runs long, and whoever
+        # waits for it (the ROS controller's action feedback) can say it is still under way.
+        self.on_recovery: Callable[[int, str], None] | None = None
 
     def objects(self) -> list[SceneObject]:
         return self.c.resolver.objects()
@@ -77,7 +81,7 @@ class RuleBasedController:
         attempt = StepAttempt()
         moved = attempt.moved
         try:
-            err = self._run(call, attempt)
+            err = self._run(call, attempt, index)
             detail = f"moved {', '.join(moved)} aside first" if moved else ""
             return StepResult(**base, success=True, placement_error_m=err, detail=detail, moved_aside=moved)
         except PrimitiveFailure as f:
@@ -91,7 +95,7 @@ class RuleBasedController:
             return StepResult(**base, success=False, reason=FailureReason.NOT_ALLOWED, cause=FailureCause.NOT_ALLOWED,
                               detail=str(exc), moved_aside=moved)
 
-    def _run(self, call: PrimitiveCall, attempt: StepAttempt) -> float | None:
+    def _run(self, call: PrimitiveCall, attempt: StepAttempt, index: int = 0) -> float | None:
         """The step's skill; after a failure the first recovery that applies, then the skill again."""
         skill = self.skills.for_primitive(call.primitive)
         while True:
@@ -103,6 +107,8 @@ class RuleBasedController:
                     raise
                 log.info("%s failed (%s/%s: %s); recovery: %s", call.primitive.value, f.reason.value,
                          f.cause.value if f.cause else None, f.detail, recovery.name)
+                if self.on_recovery is not None:
+                    self.on_recovery(index, recovery.name)
                 if not recovery.recover(f, call, attempt):
                     raise
                 attempt.used.append(recovery.name)

@@ -107,6 +107,8 @@ class ControllerNode(Node):
         super().__init__("controller")
         self.p: ControllerParams = declare_params(self, ControllerParams)
         self.robot, self.controller = _make_controller(self.p)
+        self.controller.on_recovery = self._on_recovery
+        self._running: tuple[Any, Any, int] | None = None  # (goal handle, step, total) while a step runs
         self._busy = threading.Lock()
         # All physics (and so all offscreen rendering) on one thread: a GL context belongs to the thread that
         # made it current, and the executor may run successive goals on different threads.
@@ -252,6 +254,17 @@ class ControllerNode(Node):
         msg.header.stamp = self.get_clock().now().to_msg()
         return msg
 
+    def _on_recovery(self, index: int, recovery: str) -> None:
+        """A recovery starts within the running step (on the physics thread): feedback that the step is still
+        under way, so a client waiting on progress does not give up on a slow robot."""
+        running = self._running
+        if running is None:
+            return
+        goal_handle, step, total = running
+        goal_handle.publish_feedback(ExecutePlan.Feedback(
+            step_index=step.index, total_steps=total, step_text=f"{step.render()} ({recovery})",
+            status=ExecutePlan.Feedback.STATUS_RETRYING))
+
     def _execute(self, goal_handle: Any) -> ExecutePlan.Result:
         with self._busy:
             self.goals += 1
@@ -276,7 +289,11 @@ class ControllerNode(Node):
                 goal_handle.publish_feedback(ExecutePlan.Feedback(
                     step_index=step.index, total_steps=total, step_text=step.render(),
                     status=ExecutePlan.Feedback.STATUS_STARTED))
-                res = self._physics.submit(self._run_step, step).result()
+                self._running = (goal_handle, step, total)
+                try:
+                    res = self._physics.submit(self._run_step, step).result()
+                finally:
+                    self._running = None
                 rmsg = self._result_msg(res)
                 self.result_pub.publish(rmsg)
                 result.step_results.append(rmsg)

@@ -27,6 +27,7 @@ from std_msgs.msg import String
 
 from memora.common import declare_params, run_node
 from memora.conversions import plan_from_msg, plan_to_msg
+from memora_core.runtime.progress_wait import IdleTimeout, ProgressWait
 from memora_core.runtime.supervisor import EXIT_COMPLETED_WITH_FAILURES, OUTCOME_PREFIX
 from memora_core.runtime.tasks import Attempt, MonitorConfig, chosen_objects, run_monitored, task_success
 from memora_core.schemas import Plan
@@ -44,7 +45,9 @@ class DriverParams(BaseModel):
     episodes_expected: int = Field(default=0, ge=0, description="demonstration episodes to wait for")
     out_dir: str = "runs/demo"
     memory_timeout_s: float = Field(default=240.0, gt=0)
-    step_timeout_s: float = Field(default=180.0, gt=0)
+    step_timeout_s: float = Field(default=180.0, gt=0, description=(
+        "seconds without progress from the controller (a step starting or ending, a recovery starting) before a "
+        "plan's execution is given up; a slow robot making room for a step keeps reporting, a hung one goes quiet"))
     max_retries: int = Field(default=1, ge=0)
     max_replans: int = Field(default=1, ge=0)
     asr_executable: str = Field(default="", description="path of the asr node; empty = next to this node")
@@ -114,6 +117,12 @@ class DemoDriver(Node):
             raise TimeoutError(f"no answer within {timeout:.0f} s")
         return future.result()
 
+    def _wait_progress(self, future: Any, progress: ProgressWait) -> Any:
+        done = threading.Event()
+        future.add_done_callback(lambda _f: done.set())
+        progress.wait(done)
+        return future.result()
+
     def say(self, text: str) -> None:
         print(f"[demo] {text}", flush=True)
 
@@ -154,8 +163,10 @@ class DemoDriver(Node):
             raise RuntimeError("ExecutePlan action server absent")
         first = {"t": None}
         started: dict[int, float] = {}  # step index -> when the controller started it
+        progress = ProgressWait(self.p.step_timeout_s)
 
         def on_fb(fb: Any) -> None:
+            progress.touch()
             f = fb.feedback
             if f.status == ExecutePlan.Feedback.STATUS_STARTED:
                 started.setdefault(f.step_index, time.monotonic())
@@ -172,7 +183,12 @@ class DemoDriver(Node):
             return False, [], "goal rejected"
         self.goals_accepted += 1
         goal = self.goals_accepted
-        res = self._wait(handle.get_result_async(), self.p.step_timeout_s * max(1, len(plan.steps))).result
+        try:
+            res = self._wait_progress(handle.get_result_async(), progress).result
+        except IdleTimeout as exc:
+            # The task fails with what was heard; the goal is cancelled and the other tasks still run and report.
+            handle.cancel_goal_async()
+            return False, [], f"controller silent: {exc}"
         if record.get("first_motion_s") is None and first["t"] is not None:
             record["first_motion_s"] = round(first["t"] - t_instr, 3)
         # goal + index name the step's key frame; started_s: seconds from the instruction (for the report)
