@@ -112,11 +112,8 @@ class DemoDriver(Node):
             self._cv.notify_all()
 
     def _wait(self, future: Any, timeout: float) -> Any:
-        done = threading.Event()
-        future.add_done_callback(lambda _f: done.set())
-        if not done.wait(timeout):
-            raise TimeoutError(f"no answer within {timeout:.0f} s")
-        return future.result()
+        """The future's result within `timeout` (a wait nothing reports progress to: IdleTimeout after it)."""
+        return self._wait_progress(future, ProgressWait(timeout))
 
     def _wait_progress(self, future: Any, progress: ProgressWait) -> Any:
         done = threading.Event()
