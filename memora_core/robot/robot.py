@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -103,6 +104,11 @@ class MotionReport(_Cfg):
 class Robot(ABC):
     """A robot the controller can drive. `command()` is the only way to move joints: it enforces the
     e-stop and the joint limits before anything reaches the backend."""
+
+    # Told after every joint move sent through `command`/`command_path` (completed or not): a step that makes room
+    # at hardware speed runs for minutes, and whoever waits on it (the ROS controller's action feedback) hears that
+    # the robot is still moving. A class default, so that every backend has it.
+    on_motion: Callable[[], None] | None = None
 
     def __init__(self, config: RobotConfig) -> None:
         self.config = config
@@ -248,7 +254,7 @@ class Robot(ABC):
         current = self.joint_positions()
         duration = duration_s if duration_s is not None else max(self.limits.min_duration(current, target) * 1.05, 1e-3)
         self.limits.check(current, target, duration)
-        return self._move(target, duration)
+        return self._moved(self._move(target, duration))
 
     def command_path(self, targets: list[dict[str, float]], duration_s: float) -> MotionReport:
         """Move through a sequence of joint targets in at least `duration_s` (time shared by joint distance;
@@ -276,7 +282,12 @@ class Robot(ABC):
             self.limits.check(prev, t, max(seg, 1e-3))
             times.append(seg)
             prev = {**prev, **t}
-        return self._move_path(targets, times)
+        return self._moved(self._move_path(targets, times))
+
+    def _moved(self, report: MotionReport) -> MotionReport:
+        if self.on_motion is not None:
+            self.on_motion()
+        return report
 
     def _move_path(self, targets: list[dict[str, float]], times: list[float]) -> MotionReport:
         """Default: one command per waypoint. Backends may blend them into one smooth motion."""

@@ -13,12 +13,14 @@ pytestmark = [pytest.mark.ros, pytest.mark.sim]
 
 POSES = {"coca-cola bottle": [0.40, -0.25, 0.0], "fanta can": [0.40, -0.05, 0.0],
          "orange cup": [0.52, -0.20, 0.0], "yellow bowl": [0.45, -0.40, 0.0]}
+HEARTBEAT_S = 0.05
 
 
 @pytest.fixture(scope="module")
 def controller(ros_env, node_bin):
+    # A heartbeat after any joint move 50 ms or more into a step, so that every step here has some.
     proc = subprocess.Popen([str(node_bin / "controller"), "--ros-args", "-p",
-                             f"layout_poses_json:='{json.dumps(POSES)}'"],
+                             f"layout_poses_json:='{json.dumps(POSES)}'", "-p", f"moving_feedback_s:={HEARTBEAT_S}"],
                             env=ros_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     yield proc
     proc.terminate()
@@ -34,6 +36,11 @@ def _execute(ros_env, node_bin, tmp_path, plan: Plan, *extra: str):
     return res, [line["feedback"] for line in lines if "feedback" in line], next((line for line in lines if "result" in line), None)
 
 
+def _steps(feedback: list[dict]) -> list[dict]:
+    """The step feedback (started, succeeded, failed, retrying) without the `moving` heartbeats."""
+    return [f for f in feedback if f["status"] != "moving"]
+
+
 def _execute_triggered(ros_env, node_bin, tmp_path, plan: Plan, option: str, after: int, attempts: int = 3):
     """`execute --cancel-after/--estop-after N` acts on the N-th feedback message it receives. Feedback is a
     topic: should a goal's first messages not reach the client at all, the trigger fires at the wrong step.
@@ -43,7 +50,7 @@ def _execute_triggered(ros_env, node_bin, tmp_path, plan: Plan, option: str, aft
     for attempt in range(1, attempts + 1):
         res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan, option, str(after))
         expected = [(0, "started"), (0, "succeeded")][:after]
-        if [(f["step_index"], f["status"]) for f in feedback[:after]] == expected:
+        if [(f["step_index"], f["status"]) for f in _steps(feedback)[:after]] == expected:
             break
         print(f"{option} {after}: attempt {attempt} got feedback {feedback[:after]}; running it again")
     return res, feedback, result
@@ -58,9 +65,25 @@ def test_plan_runs_with_feedback_per_step(controller, ros_env, node_bin, tmp_pat
     plan = _plan(("pick", "coca-cola bottle", None), ("put", "coca-cola bottle", "in yellow bowl"))
     res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan)
     assert res.returncode == 0, res.stderr
-    assert [(f["step_index"], f["status"]) for f in feedback] == [
+    steps = _steps(feedback)
+    assert [(f["step_index"], f["status"]) for f in steps] == [
         (0, "started"), (0, "succeeded"), (1, "started"), (1, "succeeded")]
-    assert feedback[1]["result"]["success"] and feedback[0]["total_steps"] == 2
+    assert steps[1]["result"]["success"] and steps[0]["total_steps"] == 2
+    assert result["result"]["success"] and result["result"]["steps_completed"] == 2
+
+
+def test_a_moving_step_sends_heartbeats_within_it(controller, ros_env, node_bin, tmp_path):
+    """While a step moves the robot, `moving` feedback names it, at most one per `moving_feedback_s` (the demo
+    driver's progress wait lives on it while a slow robot makes room)."""
+    plan = _plan(("pick", "fanta can", None), ("put", "fanta can", "on table"))
+    res, feedback, result = _execute(ros_env, node_bin, tmp_path, plan)
+    assert res.returncode == 0, res.stderr
+    beats = [(i, f) for i, f in enumerate(feedback) if f["status"] == "moving"]
+    assert {f["step_index"] for _, f in beats} == {0, 1}  # each step moved the arm for longer than that
+    for i, f in beats:  # between its own step's start and end
+        before = [g for g in _steps(feedback[:i])]
+        assert before[-1]["status"] == "started" and before[-1]["step_index"] == f["step_index"]
+        assert f["total_steps"] == 2 and f["step_text"]
     assert result["result"]["success"] and result["result"]["steps_completed"] == 2
 
 

@@ -53,6 +53,9 @@ class ControllerParams(BaseModel):
     layout_seed: int = 0
     layout_poses_json: str = Field(default="", description='explicit layout {"name": [x, y, yaw]}; empty = seeded')
     action_name: str = "/memora/execute_plan"
+    moving_feedback_s: float = Field(default=10.0, gt=0, description=(
+        "while a step runs, at most one `moving` action feedback per this many seconds, sent after a joint move: "
+        "a client waiting on progress hears that a slow robot is still under way"))
     estop_topic: str = "/memora/estop"
     result_topic: str = "/memora/primitive_result"
     # Execution video (third-person offscreen render, memora_core.runtime.video); empty = none.
@@ -108,6 +111,8 @@ class ControllerNode(Node):
         self.p: ControllerParams = declare_params(self, ControllerParams)
         self.robot, self.controller = _make_controller(self.p)
         self.controller.on_recovery = self._on_recovery
+        self.robot.on_motion = self._on_motion
+        self._last_moving = 0.0  # monotonic time of the last `moving` feedback
         self._running: tuple[Any, Any, int] | None = None  # (goal handle, step, total) while a step runs
         self._busy = threading.Lock()
         # All physics (and so all offscreen rendering) on one thread: a GL context belongs to the thread that
@@ -265,6 +270,17 @@ class ControllerNode(Node):
             step_index=step.index, total_steps=total, step_text=f"{step.render()} ({recovery})",
             status=ExecutePlan.Feedback.STATUS_RETRYING))
 
+    def _on_motion(self) -> None:
+        """A joint move ended within the running step (on the physics thread): a `moving` heartbeat, throttled."""
+        running, now = self._running, time.monotonic()
+        if running is None or now - self._last_moving < self.p.moving_feedback_s:
+            return
+        self._last_moving = now
+        goal_handle, step, total = running
+        goal_handle.publish_feedback(ExecutePlan.Feedback(
+            step_index=step.index, total_steps=total, step_text=step.render(),
+            status=ExecutePlan.Feedback.STATUS_MOVING))
+
     def _execute(self, goal_handle: Any) -> ExecutePlan.Result:
         with self._busy:
             self.goals += 1
@@ -290,6 +306,7 @@ class ControllerNode(Node):
                     step_index=step.index, total_steps=total, step_text=step.render(),
                     status=ExecutePlan.Feedback.STATUS_STARTED))
                 self._running = (goal_handle, step, total)
+                self._last_moving = time.monotonic()  # the first heartbeat comes a full period into the step
                 try:
                     res = self._physics.submit(self._run_step, step).result()
                 finally:

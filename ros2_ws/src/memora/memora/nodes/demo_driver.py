@@ -45,10 +45,10 @@ class DriverParams(BaseModel):
     episodes_expected: int = Field(default=0, ge=0, description="demonstration episodes to wait for")
     out_dir: str = "runs/demo"
     memory_timeout_s: float = Field(default=240.0, gt=0)
-    step_timeout_s: float = Field(default=600.0, gt=0, description=(
-        "seconds without progress from the controller (a step starting or ending, a recovery starting) before a "
-        "plan's execution is given up; a hung controller goes quiet. A recovery reports once as it starts: one "
-        "that made room on the G1 at 0.15 m/s (two neighbours set aside, then the pick) ran over 180 s"))
+    step_timeout_s: float = Field(default=180.0, gt=0, description=(
+        "seconds without progress from the controller (a step starting or ending, a recovery starting, the "
+        "`moving` heartbeat after the robot's joint moves) before a plan's execution is given up; a hung "
+        "controller goes quiet"))
     max_retries: int = Field(default=1, ge=0)
     max_replans: int = Field(default=1, ge=0)
     asr_executable: str = Field(default="", description="path of the asr node; empty = next to this node")
@@ -166,6 +166,8 @@ class DemoDriver(Node):
         def on_fb(fb: Any) -> None:
             progress.touch()
             f = fb.feedback
+            if f.status == ExecutePlan.Feedback.STATUS_MOVING:
+                return  # a heartbeat: progress, nothing to say
             if f.status == ExecutePlan.Feedback.STATUS_STARTED:
                 started.setdefault(f.step_index, time.monotonic())
             if f.status == ExecutePlan.Feedback.STATUS_STARTED and first["t"] is None:

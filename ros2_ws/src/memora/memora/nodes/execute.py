@@ -1,7 +1,8 @@
 """`execute plan.json`: send a memora_core Plan (JSON) to the ExecutePlan action and follow it.
 
 Prints one JSON line per feedback and one for the result. --cancel-after N cancels the goal after the
-N-th feedback; --estop-after N publishes an e-stop instead (both for operators and for the tests).
+N-th step feedback (started, succeeded, failed, retrying; `moving` heartbeats are printed, not counted);
+--estop-after N publishes an e-stop instead (both for operators and for the tests).
 The goal goes out only once the action server has discovered this process; before, a fresh client got
 the goal's answer and first feedback up to seconds late, and a cancel or e-stop sent on
 that feedback landed after the step it was meant for.
@@ -38,8 +39,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("plan", type=Path, help="a memora_core.schemas.Plan as JSON")
     p.add_argument("--action", default="/memora/execute_plan")
     p.add_argument("--estop-topic", default="/memora/estop")
-    p.add_argument("--cancel-after", type=int, default=0, help="cancel after this many feedback messages")
-    p.add_argument("--estop-after", type=int, default=0, help="publish an e-stop after this many feedback messages")
+    p.add_argument("--cancel-after", type=int, default=0, help="cancel after this many step feedback messages")
+    p.add_argument("--estop-after", type=int, default=0, help="publish an e-stop after this many step feedback messages")
     p.add_argument("--timeout", type=float, default=120.0)
     return p.parse_args(argv)
 
@@ -90,8 +91,10 @@ def _run(node: Node, args: argparse.Namespace, plan: Plan) -> int:
 
     def on_feedback(fb: object) -> None:
         nonlocal feedback_count, cancel_due
-        feedback_count += 1
         print(json.dumps({"feedback": msg_to_dict(fb.feedback)}), flush=True)
+        if fb.feedback.status == ExecutePlan.Feedback.STATUS_MOVING:
+            return  # a heartbeat: not counted by --cancel-after / --estop-after
+        feedback_count += 1
         if args.cancel_after and feedback_count == args.cancel_after:
             # Feedback (a topic) can overtake the goal response (a service reply): then cancel once it is here.
             if goal_handle is None:
