@@ -112,3 +112,21 @@ def test_a_rendered_spoon_against_the_bowl_is_seen_and_named():
     finally:
         cam.close()
         robot.close()
+
+
+def test_inside_share_is_opencvs_point_in_polygon_test():
+    """The vectorised share of a piece inside a neighbour's outline counts exactly the cells that OpenCV's
+    point-in-polygon test puts inside or on the edge, for outlines of one, two (a line) and many corners."""
+    import cv2
+
+    from memora_core.perception.scene.split import _inside_share, _outline
+
+    rng = np.random.default_rng(7)
+    for k in range(300):
+        corners = rng.integers(0, 30, size=(int(rng.integers(1, 25)), 2))
+        if k % 4 == 0:
+            corners[:, 1] = 5  # all on one line
+        outline = _outline(corners)
+        piece = np.vstack([rng.integers(-3, 33, size=(int(rng.integers(1, 120)), 2)), corners])
+        expected = np.mean([cv2.pointPolygonTest(outline, (float(j), float(i)), False) >= 0 for i, j in piece])
+        assert _inside_share(piece, outline) == pytest.approx(expected, abs=1e-12)

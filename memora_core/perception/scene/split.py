@@ -73,8 +73,18 @@ def _outline(cells: np.ndarray) -> np.ndarray:
 
 
 def _inside_share(piece: np.ndarray, outline: np.ndarray) -> float:
-    inside = [cv2.pointPolygonTest(outline, (float(j), float(i)), False) >= 0 for i, j in piece]
-    return float(np.mean(inside)) if inside else 0.0
+    """The share of `piece`'s cells inside the convex `outline` or on its edge (exact, in integer arithmetic): on
+    the same side of every edge, and within the outline's bounding box (which settles a hull of one or two
+    corners, all of whose edges a point on their line is "on")."""
+    if len(piece) == 0:
+        return 0.0
+    corners = outline.reshape(-1, 2)[:, ::-1].astype(np.int64)  # (i, j), in the hull's order
+    edges = np.roll(corners, -1, axis=0) - corners
+    rel = piece[:, None, :].astype(np.int64) - corners[None]
+    cross = edges[None, :, 0] * rel[..., 1] - edges[None, :, 1] * rel[..., 0]
+    inside = (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+    inside &= ((piece >= corners.min(axis=0)) & (piece <= corners.max(axis=0))).all(axis=1)
+    return float(inside.mean())
 
 
 def _is_open_container(cells: np.ndarray, height: np.ndarray, s: SplitSettings) -> bool:
