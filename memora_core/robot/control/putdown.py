@@ -90,7 +90,14 @@ class PutDown:
         release = goal + [0.0, 0.0, scene.held_half_up(obj) + self.cfg.motion.release_gap] + hang
         # The straight lowering is checked first, so that a refused spot costs no move (the aimed lowering moves
         # in two stages, and would otherwise leave the hand low beside its neighbours when the second is refused).
-        self.c.arm.plan_line(release, ignore, "lower")
+        # Refused only for the robot's own body (an arm whose joint margins leave it only postures pressed into the
+        # torso there), the spot stands: each stage of the lowering is then planned round the body (ArmMotion.go).
+        try:
+            self.c.arm.plan_line(release, ignore, "lower")
+        except PrimitiveFailure as f:
+            if not (f.self_only and self.c.guarded.settings.guarded_approach):
+                raise
+            log.info("put %s down: %s; lowering planned round the body", obj.name, f.detail)
         self.c.skills.place.lower_onto(obj, release, goal, ignore, None, guarded=False)
         self.check_aim(obj, xy)
         self.robot.release()
