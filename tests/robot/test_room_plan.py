@@ -25,8 +25,11 @@ def world(needs: dict[str, list[set[str]]]) -> SimpleNamespace:
         return Blockers(names, [BlockedGrasp("right", {"way": float(i)}, tuple(sorted(o - set(without))))
                                for i, o in enumerate(options)])
 
-    def open_grasp(obj):
-        return None if blockers_of(obj) is not None else ("left", {"grasp": float(len(obj.name))})
+    def open_grasp(obj, without=frozenset()):
+        if blockers_of(obj, without) is not None:
+            return None
+        # a path of two postures, named by the object and what was gone
+        return "left", [{"above": float(len(obj.name))}, {"grasp": float(len(obj.name) + len(without))}]
 
     resolver = SimpleNamespace(resolve=lambda name: SimpleNamespace(name=name))
     return SimpleNamespace(grasps=SimpleNamespace(blockers_of=blockers_of, open_grasp=open_grasp), resolver=resolver,
@@ -37,7 +40,7 @@ TEA = SimpleNamespace(name="tea box")
 
 
 def plan(c, blockers, keep=frozenset({"tea box"}), budget=3, no_spot=()):
-    moves = room_plan(c, TEA, blockers, set(keep), budget, lambda name: name not in no_spot)
+    moves = room_plan(c, TEA, blockers, set(keep), budget, lambda name, keep_open: name not in no_spot)
     return None if moves is None else [(m.name, set(m.keep_from)) for m in moves]
 
 
@@ -53,10 +56,22 @@ def test_a_hemmed_in_neighbour_has_its_own_hemmer_set_aside_first_kept_away_from
 
 def test_a_hemmer_set_aside_keeps_open_the_grasp_of_the_neighbour_it_hemmed_in():
     c = world({"tea box": [{"bowl"}], "bowl": [{"spoon"}, {"jug", "cup"}]})
-    moves = room_plan(c, TEA, ["bowl"], {"tea box"}, 3, lambda name: True)
+    moves = room_plan(c, TEA, ["bowl"], {"tea box"}, 3, lambda name, keep_open: True)
     assert [m.name for m in moves] == ["spoon", "bowl"]
-    assert [g.blockers for g in moves[0].keep_open] == [("spoon",)]  # the bowl's grasp the spoon alone blocked
-    assert moves[1].keep_open == ()  # the bowl itself: the tea box's grasps, from the step's failure
+    # the bowl's grasp that the spoon's removal frees, and the tea box's that the bowl's frees: whole paths
+    assert [(g.arm, g.blockers, len(g.path)) for g in moves[0].keep_open] == [("left", ("spoon",), 2)]
+    assert [(g.blockers, g.path[-1]) for g in moves[1].keep_open] == [(("bowl",), {"grasp": 8.0})]
+
+
+def test_a_freeing_set_whose_neighbour_has_no_spot_leaving_the_freed_grasp_open_is_passed_over():
+    c = world({"tea box": [{"bread"}, {"cup", "can"}]})
+    # Every spot for the bread lies on the grasp its removal frees: the pair is set aside instead.
+    blocked_spot = lambda name, keep_open: not (name == "bread" and keep_open)  # noqa: E731
+    moves = room_plan(c, TEA, ["bread", "cup", "can"], {"tea box"}, 3, blocked_spot)
+    assert [m.name for m in moves] == ["cup", "can"]
+    assert all(m.keep_open and m.keep_open[0].blockers == ("cup", "can") for m in moves)
+    # the control: with a spot for it, the bread alone is the plan
+    assert [m.name for m in room_plan(c, TEA, ["bread", "cup", "can"], {"tea box"}, 3, lambda n, k: True)] == ["bread"]
 
 
 def test_a_hemmer_that_is_itself_hemmed_in_is_no_plan():
@@ -102,7 +117,7 @@ class Room(MakeRoom):
     def involved(self, call):
         return {call.object}
 
-    def has_spot(self, name, call):
+    def has_spot(self, name, call, keep_open=()):
         return True
 
     def clear_away(self, blocker, call, keep_from=frozenset(), blocked_grasps=()):
@@ -133,16 +148,13 @@ def test_make_room_carries_out_the_plan_for_a_pick_no_grasp_reached():
     assert room.tried == ["cup"] and attempt.moved == ["cup"]
 
 
-def test_what_the_plan_sets_aside_keeps_open_the_grasps_the_plan_frees():
+def test_what_the_plan_sets_aside_keeps_open_the_whole_grasp_its_removal_frees():
     by_cup = BlockedGrasp("right", {"q": 0.1}, ("cup",))
-    by_both = BlockedGrasp("left", {"q": 0.2}, ("bowl", "cup"))
     room = Room(scripted({"tea box": [{"cup"}]}))
-    assert room.recover(no_grasp("bowl", "cup", grasps=[by_both, by_cup]), PICK, StepAttempt())
-    assert room.tried == ["cup"] and room.grasps == [(by_cup,)]  # not the grasp the bowl still blocks
-    # A plan that frees none of the recorded grasps by name keeps the aside check on all of them.
-    room = Room(scripted({"tea box": [{"cup"}]}))
-    assert room.recover(no_grasp("bowl", "cup", grasps=[by_both]), PICK, StepAttempt())
-    assert room.grasps == [(by_both,)]
+    assert room.recover(no_grasp("bowl", "cup", grasps=[by_cup]), PICK, StepAttempt())
+    # not only the posture the failure found blocked: the what-if's path with the cup gone, every posture of it
+    assert room.tried == ["cup"]
+    assert [(g.blockers, g.path) for g in room.grasps[0]] == [(("cup",), ({"above": 7.0}, {"grasp": 8.0}))]
 
 
 def test_what_is_set_aside_first_keeps_away_from_the_next_and_leaves_its_grasp_open():
@@ -153,8 +165,10 @@ def test_what_is_set_aside_first_keeps_away_from_the_next_and_leaves_its_grasp_o
     assert room.recover(no_grasp("can", "cup"), PICK, StepAttempt())
     (first, keep1, open1), (second, keep2, _) = seen
     assert (first, second) == ("can", "cup") and keep1 == {"cup"} and keep2 == set()
-    # the can must not stand where the hand takes the cup from, as the cup stands now
-    assert [(g.arm, g.posture, g.blockers) for g in open1] == [("left", {"grasp": 3.0}, ("can",))]
+    # the can must not stand where the hand takes the cup from, as the cup stands now, nor on the tea box's grasp
+    # that moving both frees
+    assert [(g.arm, g.posture, g.blockers) for g in open1] == [("left", {"grasp": 3.0}, ("can",)),
+                                                              ("left", {"grasp": 9.0}, ("can", "cup"))]
 
 
 def test_a_plan_whose_first_move_fails_falls_back_to_the_failure_order():

@@ -37,8 +37,12 @@ def test_what_ifs_name_the_neighbours_that_free_the_grasp_and_move_nothing(crowd
     assert blockers and "orange cup" in blockers and "lipton tea box" not in blockers
     assert c.grasps.blockers_of(tea, {"orange cup"}) is None
     assert c.grasps.blockers_of(tea, {"lipton tea box"})  # not in the way: its absence frees nothing
-    singles = freeing_sets(c, tea, list(blockers))
+    singles = dict(freeing_sets(c, tea, list(blockers)))
     assert ("orange cup",) in singles and all(len(s) == 1 for s in singles)
+    # each with the grasp it frees: a whole checked path, ending at the grasp, clear of the other neighbours
+    arm, end, names, path = singles[("orange cup",)]
+    assert names == ("orange cup",) and len(path) > 1 and path[-1] == end
+    assert not any(set(robot.clearance(q, {TEA, "orange cup"})) - {"table"} for q in path)  # fingers low at the grasp
     assert c.state.pose is pose
     moved = max(float(np.linalg.norm(robot.object_pose(n)[0] - p)) for n, p in before.items())
     assert moved < 0.002
@@ -48,13 +52,13 @@ def test_the_plan_keeps_to_the_budget_and_takes_only_what_the_hand_can_pick(crow
     robot, c = crowded
     tea = c.resolver.resolve(TEA)
     blockers = list(c.grasps.blockers_of(tea))
-    moves = room_plan(c, tea, blockers, {TEA}, 3, lambda name: True)
+    moves = room_plan(c, tea, blockers, {TEA}, 3, lambda name, keep_open: True)
     assert moves is not None and 1 <= len(moves) <= 3
     first = moves[0].name
     assert pickable(c, first)  # the first move is one the hand can make now
     # Within a single move there is no plan: every neighbour that alone frees the tea box is hemmed in itself.
-    assert room_plan(c, tea, blockers, {TEA}, 1, lambda name: True) is None
-    assert not any(pickable(c, s[0]) for s in freeing_sets(c, tea, blockers))
+    assert room_plan(c, tea, blockers, {TEA}, 1, lambda name, keep_open: True) is None
+    assert not any(pickable(c, s[0]) for s, _ in freeing_sets(c, tea, blockers))
 
 
 def test_the_grasp_the_hand_would_take_of_a_free_neighbour_is_a_what_if_too(crowded):
@@ -62,8 +66,8 @@ def test_the_grasp_the_hand_would_take_of_a_free_neighbour_is_a_what_if_too(crow
     before = {n: robot.object_pose(n)[0].copy() for n in LAYOUT}
     assert c.grasps.open_grasp(c.resolver.resolve(TEA)) is None  # no grasp of the crowded tea box is clear
     free = next(n for n in LAYOUT if n != TEA and pickable(c, n))
-    arm, posture = c.grasps.open_grasp(c.resolver.resolve(free))
-    assert arm in ("left", "right") and any(j.startswith(arm) for j in posture)
-    # the posture is clear of everything but the object it grasps
-    assert set(robot.clearance(posture, {free})) <= {free}
+    arm, path = c.grasps.open_grasp(c.resolver.resolve(free))
+    assert arm in ("left", "right") and all(any(j.startswith(arm) for j in q) for q in path)
+    # every posture down to the grasp is clear of everything but the object it grasps
+    assert all(set(robot.clearance(q, {free})) <= {free} for q in path)
     assert max(float(np.linalg.norm(robot.object_pose(n)[0] - p)) for n, p in before.items()) < 0.002

@@ -53,10 +53,14 @@ PLAN_REFUSED = frozenset({FailureCause.IK_MISS, FailureCause.OUT_OF_WORKSPACE, F
 
 class BlockedGrasp(NamedTuple):
     """A grasp candidate that neighbours were in the way of: its arm, the joint targets at which it was found
-    blocked, and what blocked it there (movable objects only)."""
+    blocked, and what blocked it there (movable objects only). `path`: where known, the grasp's whole checked joint
+    path (above, pre-grasp, grasp), found clear by a what-if with its blockers gone; a neighbour set aside must then
+    keep clear of all of it, not only of the posture it was found blocked at (dev 98102: bread set aside beside the
+    yellow bowl's grasp posture, on its descent)."""
     arm: str
     posture: dict[str, float]
     blockers: tuple[str, ...]
+    path: tuple[dict[str, float], ...] = ()
 
 
 class Blockers(tuple):

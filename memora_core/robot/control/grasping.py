@@ -215,13 +215,13 @@ class GraspChooser:
         found = self._what_if(obj, without)
         return None if isinstance(found, tuple) and not isinstance(found, Blockers) else found
 
-    def open_grasp(self, obj: SceneObject) -> tuple[str, dict[str, float]] | None:
-        """A what-if (nothing moves): (arm, grasp posture) of the grasp the search takes of `obj` as it stands now;
-        None when no grasp of it is clear."""
-        found = self._what_if(obj, set())
+    def open_grasp(self, obj: SceneObject, without: set[str] = frozenset()) -> tuple[str, list[dict[str, float]]] | None:
+        """A what-if (nothing moves): (arm, checked joint path down to the grasp) of the grasp the search takes of
+        `obj` as it stands now, were the neighbours `without` not on the table; None when no grasp of it is clear."""
+        found = self._what_if(obj, set(without))
         return None if isinstance(found, Blockers) else found
 
-    def _what_if(self, obj: SceneObject, without: set[str]) -> Blockers | tuple[str, dict[str, float]]:
+    def _what_if(self, obj: SceneObject, without: set[str]) -> Blockers | tuple[str, list[dict[str, float]]]:
         seen = self.robot.object_pose(obj.name)
         if seen is None or not obj.graspable(seen[1]):
             return Blockers()
@@ -233,7 +233,7 @@ class GraspChooser:
             # moves it plans have moved the arm (dev 100605: three neighbours set aside, each said to free the bread).
             arm, _, _, path = self.choose(obj, self.points(obj, top, rot), {obj.name} | set(without), None, top,
                                           from_rest=True)
-            return arm, path[-1]
+            return arm, path
         except PrimitiveFailure as f:
             return Blockers((b for b in f.blockers if b not in without), f.blocked_grasps)
         finally:

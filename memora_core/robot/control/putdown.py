@@ -185,15 +185,23 @@ class PutDown:
         free: those it blocked with the fewest other neighbours (a what-if: the robot's clearance check of their
         arm postures with `obj` placed there, `aside_clearance` kept). Any spot does when it blocked none of them."""
         mine = [g for g in grasps if obj.name in g.blockers]
-        fewest = min((len(g.blockers) for g in mine), default=0)
-        postures = list({tuple(sorted(g.posture.items())): g.posture for g in mine
+        # A grasp with its whole path known is one the hand will take: each such path must stay clear. Of the
+        # candidates known only by the posture they were found blocked at, one of those `obj` blocked with the fewest
+        # other neighbours must.
+        paths = list({tuple(tuple(sorted(q.items())) for q in g.path): g.path for g in mine if g.path}.values())
+        blocked = [g for g in mine if not g.path]
+        fewest = min((len(g.blockers) for g in blocked), default=0)
+        postures = list({tuple(sorted(g.posture.items())): g.posture for g in blocked
                          if len(g.blockers) == fewest}.values())
         z, margin = self.c.table_z + obj.half_height, self.cfg.motion.aside_clearance
 
         def leaves_one_open(spot: np.ndarray) -> bool:
             at = {obj.name: np.array([float(spot[0]), float(spot[1]), z])}
-            return not postures or any(obj.name not in self.robot.clearance(q, set(), margin, placed=at)
-                                       for q in postures)
+
+            def clear(q: dict[str, float]) -> bool:
+                return obj.name not in self.robot.clearance(q, set(), margin, placed=at)
+            return (all(clear(q) for path in paths for q in path)
+                    and (not postures or any(clear(q) for q in postures)))
         return leaves_one_open
 
     def reached_by(self, obj: SceneObject, arm: str | None = None):

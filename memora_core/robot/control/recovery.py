@@ -103,15 +103,17 @@ class MakeRoom:
             return None
         keep = self.involved(call) | set(attempt.moved)
         return room_plan(self.c, target, list(f.blockers), keep, self.c.cfg.motion.clear_moves - len(attempt.moved),
-                         lambda name: self.has_spot(name, call))
+                         lambda name, keep_open: self.has_spot(name, call, keep_open))
 
-    def has_spot(self, name: str, call: PrimitiveCall) -> bool:
+    def has_spot(self, name: str, call: PrimitiveCall, keep_open: tuple[BlockedGrasp, ...] = ()) -> bool:
         """Whether some stage of `set_aside` has a free table spot for `name`, away from the step's work and objects
-        as `clear_away` keeps it."""
+        as `clear_away` keeps it; with `keep_open`, one of the stages that leave that grasp open (the last stage
+        takes any spot: a neighbour set down on the grasp it was moved to free was moved for nothing)."""
         obj = self.c.resolver.resolve(name)
         if obj is None:
             return False
-        return any(self.c.putdown.aside_stage_spots(obj, self.aside_work(call, name), self.reserved_spots(call)))
+        stages = self.c.putdown.aside_stage_spots(obj, self.aside_work(call, name), self.reserved_spots(call), keep_open)
+        return any(stages[:-1] if keep_open else stages)
 
     def aside_work(self, call: PrimitiveCall, blocker: str, keep_from: set[str] = frozenset()) -> list[np.ndarray]:
         """The points `blocker` set aside keeps away from: where the step works, the step's own objects (picked
@@ -119,20 +121,16 @@ class MakeRoom:
         keep = (self.involved(call) | set(keep_from)) - {blocker}
         return [self.work_xy(call)] + [xy for n in keep if (xy := self.c.scene.xy(n)) is not None]
 
-    def _run(self, plan: list[Move], call: PrimitiveCall, attempt: StepAttempt,
-             blocked_grasps: tuple[BlockedGrasp, ...] = ()) -> int:
+    def _run(self, plan: list[Move], call: PrimitiveCall, attempt: StepAttempt) -> int:
         """Carry out `plan` in order until a move fails; the number of moves made. Each neighbour set aside keeps away
-        from those the plan moves after it and leaves open the grasp the hand would take of the next (on dev layout
-        98006 a blue cup set aside beside the Fanta can to be moved next hemmed it in); where no clear grasp of the
-        next is known, a neighbour's hemmer leaves open one of that neighbour's grasps it blocked (`Move.keep_open`),
-        and the others one of the `blocked_grasps` the plan frees (those all of whose blockers it moves), where there
-        are such, else one of any of them."""
-        names = {m.name for m in plan}
-        freed = tuple(g for g in blocked_grasps if set(g.blockers) <= names) or blocked_grasps
+        from those the plan moves after it, and leaves open the grasp the hand would take of the next (on dev layout
+        98006 a blue cup set aside beside the Fanta can to be moved next hemmed it in) and the grasp its own removal
+        frees (`Move.keep_open`), both whole paths."""
         done = 0
         for i, move in enumerate(plan):
             later = {m.name for m in plan[i + 1:]}  # picked up next: what is set aside now keeps away from them too
-            keep_open = self.next_grasp_open(move, plan[i + 1:]) or move.keep_open or freed
+            # The grasp its removal frees and the one the hand takes of the next neighbour, both left open.
+            keep_open = self.next_grasp_open(move, plan[i + 1:]) + move.keep_open
             if self.clear_away(move.name, call, keep_from=set(move.keep_from) | later,
                                blocked_grasps=keep_open) is not None:
                 log.info("making room for %s: %s could not be set aside; the plan stops there", call.object,
@@ -149,7 +147,7 @@ class MakeRoom:
         one `move`'s object must not block where it is set aside; empty when no move follows or none is clear."""
         nxt = self.c.resolver.resolve(later[0].name) if later else None
         found = self.c.grasps.open_grasp(nxt) if nxt is not None else None
-        return () if found is None else (BlockedGrasp(found[0], found[1], (move.name,)),)
+        return () if found is None else (BlockedGrasp(found[0], found[1][-1], (move.name,), tuple(found[1])),)
 
     def applies(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
         return (call.primitive in ROOM_MAKING and len(attempt.moved) < self.c.cfg.motion.clear_moves
@@ -157,7 +155,7 @@ class MakeRoom:
 
     def recover(self, f: PrimitiveFailure, call: PrimitiveCall, attempt: StepAttempt) -> bool:
         plan = self._plan(f, call, attempt)
-        if plan and self._run(plan, call, attempt, f.blocked_grasps):
+        if plan and self._run(plan, call, attempt):
             return True  # the step is tried again (and plans again, should it still find no grasp)
         budget = self.c.cfg.motion.clear_moves
         for blocker in self._candidates(f, call, attempt):
