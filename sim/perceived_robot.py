@@ -201,6 +201,15 @@ class PerceivedSimRobot(SimRobot):
             obj, _, rot = self._held_seen
             self._held_seen = (obj, self._hand_offset(point), rot)
 
+    def came_to_rest(self, name: str, position: np.ndarray) -> None:
+        if name not in self._let_go:
+            return  # seen since: the view is newer than any estimate
+        _, rot = self._let_go[name]
+        at = np.asarray(position, float).copy()
+        self._let_go[name] = (at, rot)
+        obj = next(o for o in self.catalogue if o.name == name)
+        self.tracker.put(obj.model_copy(update={"position": tuple(float(v) for v in at)}))
+
     def release(self) -> str | None:
         name = self.held_object()
         if name is not None and self._held_seen is not None:

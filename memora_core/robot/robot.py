@@ -201,6 +201,12 @@ class Robot(ABC):
         against the thumb). A backend that places the held object by where it was seen before the grasp keeps it
         there in the hand from now on; one that knows where it is (the simulator's truth) ignores this."""
 
+    def came_to_rest(self, name: str, position: np.ndarray) -> None:
+        """Where an object the robot let go of, not seen since, has come to rest (its centre; world, m): the
+        controller's estimate (let go over a container, it lies in it, not where the hand opened). A backend that
+        keeps a let-go object where the hand let go until it sees it again moves that belief here; one that knows
+        where it is (the simulator's truth) ignores this."""
+
     def finger_pinch(self) -> Pinch | None:
         """Where the current arm's closed hand pinches, from its finger joint state (memora_core.robot.hand_pinch);
         None where the backend has no finger hand."""

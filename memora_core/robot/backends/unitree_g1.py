@@ -344,6 +344,17 @@ class UnitreeG1Robot(G1Kinematics, Robot):
         if callable(forget):
             forget(name)
 
+    def came_to_rest(self, name: str, position: np.ndarray) -> None:
+        with self._let_go_lock:
+            kept = self._let_go.get(name)
+            if kept is None:
+                return  # seen since: the view is newer than any estimate
+            rest = kept.model_copy(update={"position": tuple(float(v) for v in position)})
+            self._let_go[name] = rest
+        put = getattr(self._objects, "put", None)
+        if callable(put):
+            put(rest)
+
     def release(self) -> str | None:
         let_go = None
         if self._held is not None and self._held_object is not None:
