@@ -20,10 +20,7 @@ def world(needs: dict[str, list[set[str]]]) -> SimpleNamespace:
         options = needs.get(obj.name)
         if options is None or any(o <= set(without) for o in options):
             return None
-        names = tuple(dict.fromkeys(b for o in options for b in sorted(o) if b not in without))
-        # one blocked candidate per way of freeing it, blocked by what is left of that way
-        return Blockers(names, [BlockedGrasp("right", {"way": float(i)}, tuple(sorted(o - set(without))))
-                               for i, o in enumerate(options)])
+        return Blockers(dict.fromkeys(b for o in options for b in sorted(o) if b not in without))
 
     def open_grasp(obj, without=frozenset()):
         if blockers_of(obj, without) is not None:

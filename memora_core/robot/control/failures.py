@@ -64,14 +64,8 @@ class BlockedGrasp(NamedTuple):
 
 
 class Blockers(tuple):
-    """The neighbours in a grasp's way (names, in making room's order), with the candidate grasps they were found
-    blocking (`grasps`): what a what-if of the grasp search answers (GraspChooser.blockers_of)."""
-    grasps: tuple[BlockedGrasp, ...]
-
-    def __new__(cls, names: Iterable[str] = (), grasps: Iterable[BlockedGrasp] = ()) -> Blockers:
-        out = super().__new__(cls, names)
-        out.grasps = tuple(grasps)
-        return out
+    """The neighbours in a grasp's way (names, in making room's order): what a what-if of the grasp search answers
+    when no grasp is clear (GraspChooser.blockers_of); the grasp a freeing set clears comes from `open_grasp`."""
 
 
 class PrimitiveFailure(Exception):

@@ -215,7 +215,8 @@ class GraspChooser:
         found = self._what_if(obj, without)
         return None if isinstance(found, tuple) and not isinstance(found, Blockers) else found
 
-    def open_grasp(self, obj: SceneObject, without: set[str] = frozenset()) -> tuple[str, list[dict[str, float]]] | None:
+    def open_grasp(self, obj: SceneObject,
+                   without: set[str] = frozenset()) -> tuple[str, list[dict[str, float]]] | None:
         """A what-if (nothing moves): (arm, checked joint path down to the grasp) of the grasp the search takes of
         `obj` as it stands now, were the neighbours `without` not on the table; None when no grasp of it is clear."""
         found = self._what_if(obj, set(without))
@@ -235,7 +236,7 @@ class GraspChooser:
                                           from_rest=True)
             return arm, path
         except PrimitiveFailure as f:
-            return Blockers((b for b in f.blockers if b not in without), f.blocked_grasps)
+            return Blockers(b for b in f.blockers if b not in without)
         finally:
             self.c.state.pose = kept
 

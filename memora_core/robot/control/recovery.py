@@ -112,7 +112,8 @@ class MakeRoom:
         obj = self.c.resolver.resolve(name)
         if obj is None:
             return False
-        stages = self.c.putdown.aside_stage_spots(obj, self.aside_work(call, name), self.reserved_spots(call), keep_open)
+        stages = self.c.putdown.aside_stage_spots(obj, self.aside_work(call, name), self.reserved_spots(call),
+                                                  keep_open)
         return any(stages[:-1] if keep_open else stages)
 
     def aside_work(self, call: PrimitiveCall, blocker: str, keep_from: set[str] = frozenset()) -> list[np.ndarray]:

@@ -7,8 +7,8 @@ hemmed in. So the grasp is planned again as if neighbours were gone (`GraspChoos
 moves): a freeing set is one neighbour whose removal alone frees a grasp, else (none gives a plan) a pair of the
 first `PAIR_BLOCKERS`. Each neighbour of a freeing set must itself be picked up: as it stands, or once a freeing set of
 its own neighbours is aside (one level deep: those neighbours must be pickable as they stand), and must have a free
-table spot to go to that leaves open the whole path of the grasp its removal frees. The plan is the freeing set with the fewest moves in all that fits the budget; its moves come
-in order, a neighbour's own hemmers before it."""
+table spot to go to that leaves open the whole path of the grasp its removal frees. The plan is the freeing set with
+the fewest moves in all that fits the budget; its moves come in order, a neighbour's own hemmers before it."""
 from __future__ import annotations
 
 import logging
@@ -39,9 +39,10 @@ class Move:
 def freeing_sets(c: ControlContext, obj: SceneObject, blockers: list[str],
                  pairs: bool | None = None) -> list[tuple[tuple[str, ...], BlockedGrasp]]:
     """The single neighbours of `blockers` whose removal frees a grasp of `obj` (`pairs` False), or the freeing pairs
-    of the first PAIR_BLOCKERS in their order (True); None: the singles, else (none frees it) the pairs. Each with the grasp it frees: its whole checked joint path, by the
-    what-if, which a neighbour set aside must keep clear of (a spot beside the posture a candidate was found blocked
-    at may lie on the grasp's way down: dev 98102, bread set back beside the yellow bowl's grasp)."""
+    of the first PAIR_BLOCKERS in their order (True); None: the singles, else (none frees it) the pairs. Each with the
+    grasp it frees: its whole checked joint path, by the what-if, which a neighbour set aside must keep clear of (a
+    spot beside the posture a candidate was found blocked at may lie on the grasp's way down: dev 98102, bread set
+    back beside the yellow bowl's grasp)."""
     def frees(names: tuple[str, ...]) -> BlockedGrasp | None:
         found = c.grasps.open_grasp(obj, set(names))
         return None if found is None else BlockedGrasp(found[0], found[1][-1], names, tuple(found[1]))
