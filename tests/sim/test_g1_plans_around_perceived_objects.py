@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config
+from memora_core.robot.motion.failures import is_robot_link
 from memora_core.robot.robot import SceneObject
 
 pytestmark = pytest.mark.sim
@@ -41,7 +42,7 @@ def test_the_planned_trajectory_clears_the_reported_box(planned):
     assert duration > 0 and len(targets) > 2
     # Only what the world holds: the G1 checks its arm against its own body too (as sim_g1_dex3), and the rest
     # posture it starts from has the wrist inside the hip link (strict xfail tests/sim/test_tuck_clear_of_the_legs.py)
-    assert all([c for c in robot.clearance(q, set()) if not c.startswith("robot:")] == [] for q in targets)
+    assert all([c for c in robot.clearance(q, set()) if not is_robot_link(c)] == [] for q in targets)
     robot.command_path(targets, duration)
     assert np.linalg.norm(robot.hand_position() - GOAL) < 0.02
 
