@@ -127,6 +127,7 @@ class Transit:
             s.held_cost = None
             raise
         s.held_cost = None
+        empty_refused = False  # an empty hand whose re-posture was refused before it moved
         if failure.ik_miss:
             # Every straight line from this posture fails to solve (the arm may be wound up): solve the end point
             # afresh from the rest posture and change posture in joint space, checked for clearance.
@@ -135,19 +136,27 @@ class Transit:
                     self.reposture(np.array([above_xy[0], above_xy[1], level]), ignore, "carry")
                     return
                 except PrimitiveFailure as f:
-                    if f.reason is not FailureReason.UNREACHABLE:
-                        raise failure from f
+                    if f.reason is FailureReason.UNREACHABLE:
+                        continue
+                    if f.cause in PLAN_REFUSED and self.robot.held_object() is None:
+                        empty_refused = True  # the joint line met something: the planner goes round it
+                        continue
+                    raise failure from f
         if not plan:
             raise failure
-        self.planned_carry(above_xy, levels, ignore, failure)
+        self.planned_carry(above_xy, levels, ignore, failure, empty_refused)
 
     def planned_carry(self, above_xy: np.ndarray, levels: list[float], ignore: set[str],
-                      failure: PrimitiveFailure) -> None:
+                      failure: PrimitiveFailure, empty_refused: bool = False) -> None:
         """No straight carry works: a collision-free joint path planned by the motion library (held object
         attached) to above `above_xy`, at the cruise level, else the highest. Raises `failure` when the
-        backend has no planner or none plans; a planned move that then hits something raises that."""
+        backend has no planner or none plans; a planned move that then hits something raises that.
+        `empty_refused`: the hand is empty and its re-posture's joint line was refused before it moved."""
         # Only the robot's own body in the way: no recovery can move that aside, so a planned carry is the way on.
-        if not self.cfg.motion.planned_carry and not failure.self_only:
+        # Nor for an empty hand that no straight line solves from where it is (left wound up near the body) and
+        # whose joint-space re-posture met something: nothing hangs from it to swing, and no neighbour needs moving
+        # for a path the planner finds (found on dev 98152: a hand stowed beside the torso failed the next pick).
+        if not self.cfg.motion.planned_carry and not failure.self_only and not empty_refused:
             raise failure
         for level in dict.fromkeys([levels[0], levels[-1]]):
             try:
