@@ -65,3 +65,44 @@ def test_without_planned_carry_the_straight_carry_failure_stands(ctl):
     ctl.c.transit._carry_at = no_straight_carry
     res = ctl.execute_step(PlanStep(index=1, action="place", object="fanta can", target="in yellow bowl"))
     assert not res.success and not ctl.c.planned.plan_seconds
+
+
+def _wound_up(ctl, reposture_failure):
+    """Every straight carry fails to solve (as from an arm left wound up beside the torso) and each re-posture
+    fails with `reposture_failure(point)` before moving; returns the levels the straight carry was tried at."""
+    tried = []
+
+    def no_straight_carry(above_xy, level, ignore):
+        tried.append(level)
+        raise PrimitiveFailure.no_ik("carry", np.array([above_xy[0], above_xy[1], level]), 0.06, ctl.cfg.ik.tolerance)
+
+    def refused(point, ignore, what):
+        raise reposture_failure(np.asarray(point, float))
+
+    ctl.c.transit._carry_at = no_straight_carry
+    ctl.c.transit.reposture = refused
+    return tried
+
+
+def test_an_empty_hand_whose_reposture_is_refused_is_carried_by_a_planned_path(ctl):
+    """The hand empty, no straight carry solving and the joint-space re-posture refused for a neighbour before it
+    moved (dev 98152: a hand left beside the torso failed the next pick): the pick goes on along a planned path,
+    with `motion.planned_carry` off."""
+    assert not ctl.cfg.motion.planned_carry
+    tried = _wound_up(ctl, lambda p: PrimitiveFailure.blocked("carry", p, ["yellow bowl"], ["yellow bowl"],
+                                                             posture=True))
+    res = ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can"))
+    assert tried, "the straight carry was never tried"
+    assert res.success, res.detail
+    assert ctl.c.planned.plan_seconds, "no move was planned"
+    assert ctl.robot.held_object() == "fanta can"
+
+
+def test_a_held_object_is_not_carried_by_a_planned_path_when_its_reposture_is_refused(ctl):
+    """The same refusals with an object in the hand: the planned carry stays opt-in there, the typed failure
+    stands."""
+    assert ctl.execute_step(PlanStep(index=0, action="pick", object="fanta can")).success
+    _wound_up(ctl, lambda p: PrimitiveFailure.blocked("carry", p, ["yellow bowl"], ["yellow bowl"], posture=True))
+    res = ctl.execute_step(PlanStep(index=1, action="place", object="fanta can", target="in yellow bowl"))
+    assert not res.success and res.cause is FailureCause.IK_MISS
+    assert not ctl.c.planned.plan_seconds
