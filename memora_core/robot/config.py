@@ -149,7 +149,9 @@ class MotionConfig(_Cfg):
     planned_carry: bool = Field(default=False, description=(
         "when no straight carry (any level, relaxed hand, re-posture) works, plan a collision-free joint path "
         "with the motion library (backends with Robot.arm_planner). Off: on the dev tests it rescued a carry "
-        "that the making-room recovery then continued from into a failure (README, robot section)"))
+        "that the making-room recovery then continued from into a failure (README, robot section). Either way a "
+        "carry refused for the robot's body alone is planned, and so is that of an empty hand whose joint-space "
+        "re-posture was refused before it moved"))
     retract_shifts: list[float] = Field(default_factory=lambda: [0.03, 0.06], description=(
         "m: a retract whose straight rises are refused for a neighbour rises while moving this far away from it "
         "(tried in turn)"))
