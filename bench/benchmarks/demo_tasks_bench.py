@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from memora_core.schemas import PlanStep  # noqa: E402
+from memora_core.schemas import Plan, PlanStep  # noqa: E402
 
 
 def routine_plan(routine, regions: set[str]) -> list[PlanStep]:
@@ -52,10 +52,11 @@ def routine_plan(routine, regions: set[str]) -> list[PlanStep]:
             for i, (a, o, t) in enumerate(steps)]
 
 
-def run_layout(seed: int, robot_cfg: str, poses: str, plans: dict[str, list[PlanStep]]) -> dict:
+def run_layout(seed: int, robot_cfg: str, poses: str, plans: dict[str, Plan]) -> dict:
     from memora_core.robot import load_robot_config, make_robot
     from memora_core.robot.control import RuleBasedController
     from memora_core.robot.monitor import toppled
+    from memora_core.runtime.regression import InProcessExecutor
 
     config = load_robot_config(robot_cfg)
     if poses == "perceived":
@@ -64,26 +65,23 @@ def run_layout(seed: int, robot_cfg: str, poses: str, plans: dict[str, list[Plan
         config = config.model_copy(update={"type": "sim"})
     robot = make_robot(config, seed=seed)
     try:
-        ctl = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions)
+        execute = InProcessExecutor(RuleBasedController(robot, robot.scene.table.height, robot.scene.regions))
         tasks, t0 = {}, time.perf_counter()
         for name, plan in plans.items():
-            ctl.rest()
-            fail = None
-            for step in plan:
-                res = ctl.execute_step(step)
-                if not res.success:
-                    fail = {"step": step.index, "text": step.render(), "cause": res.cause.value if res.cause else
-                            (res.reason.value if res.reason else "failed"), "detail": res.detail}
-                    break
-            tasks[name] = {"success": fail is None, "failure": fail}
-        used = {s.object for plan in plans.values() for s in plan}
+            ok, done, _ = execute(plan)  # in order, on the table the one before left, up to the first failure
+            last = done[-1] if done else None
+            fail = None if ok or last is None else {
+                "step": last["index"], "text": plan.steps[last["index"]].render(),
+                "cause": last["cause"] or last["reason"] or "failed", "detail": last["detail"]}
+            tasks[name] = {"success": ok, "failure": fail}
+        used = {s.object for plan in plans.values() for s in plan.steps}
         knocked = toppled({n: robot.ground_truth_pose(n)[1] for n in robot.layout.poses}, exclude=used)
         return {"seed": seed, "tasks": tasks, "knocked_over": sorted(knocked), "wall_s": time.perf_counter() - t0}
     finally:
         robot.close()
 
 
-def summary(rows: list[dict], plans: dict[str, list[PlanStep]], args: argparse.Namespace) -> dict:
+def summary(rows: list[dict], plans: dict[str, Plan], args: argparse.Namespace) -> dict:
     return {"robot": args.robot, "poses": args.poses, "layouts": len(rows), "seed0": args.seed0,
             "tasks": {n: sum(r["tasks"][n]["success"] for r in rows) for n in plans},
             "all_tasks": sum(all(t["success"] for t in r["tasks"].values()) for r in rows),
@@ -114,11 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         load_robot_config(args.robot)
     except (FileNotFoundError, ValueError) as exc:
         p.error(f"--robot {args.robot!r}: {exc}")
-    plans = {}
-    for name in load_demo_config().routines:
+    demo, plans = load_demo_config(), {}
+    for name in demo.routines:
         routine = load_routine(name)
         scene = load_scene_config(CONFIG_DIR / "scenes" / f"{routine.scene}.yaml")
-        plans[name] = routine_plan(routine, set(scene.regions))
+        plans[name] = Plan(participant_id=demo.participant, instruction=name, planner="routine",
+                           steps=routine_plan(routine, set(scene.regions)))
     rows = [run_layout(s, args.robot, args.poses, plans)
             for s in tqdm(range(args.seed0, args.seed0 + args.layouts), desc="layouts", file=sys.stderr)]
     out = summary(rows, plans, args)

@@ -41,8 +41,8 @@ def step_details(controller: Any, res: Any) -> dict[str, Any]:
             return None
         return obj.name if obj is not None else None
 
-    d = res.model_dump(mode="json", include={"index", "primitive", "success", "object", "target", "reason",
-                                             "placement_error_m", "duration_s"})
+    d = res.model_dump(mode="json", include={"index", "primitive", "success", "object", "target", "reason", "cause",
+                                             "detail", "placement_error_m", "duration_s"})
     d["resolved_object"] = resolved(res.object)
     d["resolved_target"] = resolved(res.target) if res.primitive in ("place", "pour") else None
     return d

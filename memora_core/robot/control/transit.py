@@ -142,22 +142,20 @@ class Transit:
                         empty_refused = True  # the joint line met something: the planner goes round it
                         continue
                     raise failure from f
-        if not plan:
+        # A planned carry (`motion.planned_carry`), and either way where only the robot's own body was in the way (no
+        # recovery can move that aside), or for an empty hand that no straight line solves from where it is (left
+        # wound up near the body) and whose joint-space re-posture met something: nothing hangs from it to swing,
+        # and no neighbour needs moving for a path the planner finds (dev 98152: a hand stowed beside the torso
+        # failed the next pick).
+        if not plan or not (self.cfg.motion.planned_carry or failure.self_only or empty_refused):
             raise failure
-        self.planned_carry(above_xy, levels, ignore, failure, empty_refused)
+        self.planned_carry(above_xy, levels, ignore, failure)
 
     def planned_carry(self, above_xy: np.ndarray, levels: list[float], ignore: set[str],
-                      failure: PrimitiveFailure, empty_refused: bool = False) -> None:
+                      failure: PrimitiveFailure) -> None:
         """No straight carry works: a collision-free joint path planned by the motion library (held object
         attached) to above `above_xy`, at the cruise level, else the highest. Raises `failure` when the
-        backend has no planner or none plans; a planned move that then hits something raises that.
-        `empty_refused`: the hand is empty and its re-posture's joint line was refused before it moved."""
-        # Only the robot's own body in the way: no recovery can move that aside, so a planned carry is the way on.
-        # Nor for an empty hand that no straight line solves from where it is (left wound up near the body) and
-        # whose joint-space re-posture met something: nothing hangs from it to swing, and no neighbour needs moving
-        # for a path the planner finds (found on dev 98152: a hand stowed beside the torso failed the next pick).
-        if not self.cfg.motion.planned_carry and not failure.self_only and not empty_refused:
-            raise failure
+        backend has no planner or none plans; a planned move that then hits something raises that."""
         for level in dict.fromkeys([levels[0], levels[-1]]):
             try:
                 self.c.planned.move_to(np.array([above_xy[0], above_xy[1], level]), ignore, "planned carry")
