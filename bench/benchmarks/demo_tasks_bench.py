@@ -10,7 +10,7 @@ the memory and planner (the plan of each routine is its demonstrated steps that 
 DDS, the real-time bridge, and the demo driver's retry and replan.
 
     .venv/bin/python bench/benchmarks/demo_tasks_bench.py [--layouts 20] [--seed0 98012] [--robot unitree_g1]
-        [--poses perceived|truth] [--json]
+        [--poses perceived|truth] [--json] [--jobs 2] [--rows rows.jsonl]
 
 Prints per routine the tasks that succeeded (every step did), the layouts where all did, neighbours knocked over
 (not the tasks' own objects) and each failure (layout, routine, step, cause). Asserts nothing; exit 2 on bad
@@ -22,6 +22,8 @@ import argparse
 import json
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
 from pathlib import Path
 
 from tqdm import tqdm
@@ -81,6 +83,25 @@ def run_layout(seed: int, robot_cfg: str, poses: str, plans: dict[str, Plan]) ->
         robot.close()
 
 
+def run_layouts(seeds: range, robot_cfg: str, poses: str, plans: dict[str, Plan], jobs: int) -> list[dict]:
+    """`run_layout` on every seed, `jobs` at once (each in a fresh process: MuJoCo and the planners are not shared),
+    in seed order."""
+    bar = tqdm(total=len(seeds), desc="layouts", file=sys.stderr)
+    if jobs == 1:
+        rows = []
+        for s in seeds:
+            rows.append(run_layout(s, robot_cfg, poses, plans))
+            bar.update()
+        bar.close()
+        return rows
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(run_layout, s, robot_cfg, poses, plans) for s in seeds]
+        for _ in as_completed(futures):
+            bar.update()
+    bar.close()
+    return [f.result() for f in futures]
+
+
 def summary(rows: list[dict], plans: dict[str, Plan], args: argparse.Namespace) -> dict:
     return {"robot": args.robot, "poses": args.poses, "layouts": len(rows), "seed0": args.seed0,
             "tasks": {n: sum(r["tasks"][n]["success"] for r in rows) for n in plans},
@@ -100,9 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--poses", choices=["perceived", "truth"], default="perceived",
                    help="object poses from the head camera (perceived) or the simulator's ground truth")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--jobs", type=int, default=1, help="layouts run at once, each in its own process")
+    p.add_argument("--rows", type=Path, default=None, help="also write each layout's result here (JSON lines)")
     args = p.parse_args(argv)
     if args.layouts < 1:
         p.error("--layouts must be at least 1")
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
     from memora_core.demo import load_demo_config
     from memora_core.robot import load_robot_config
     from sim.demonstrator.config import load_routine
@@ -118,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         scene = load_scene_config(CONFIG_DIR / "scenes" / f"{routine.scene}.yaml")
         plans[name] = Plan(participant_id=demo.participant, instruction=name, planner="routine",
                            steps=routine_plan(routine, set(scene.regions)))
-    rows = [run_layout(s, args.robot, args.poses, plans)
-            for s in tqdm(range(args.seed0, args.seed0 + args.layouts), desc="layouts", file=sys.stderr)]
+    rows = run_layouts(range(args.seed0, args.seed0 + args.layouts), args.robot, args.poses, plans, args.jobs)
+    if args.rows is not None:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = summary(rows, plans, args)
     if args.json:
         print(json.dumps(out, indent=1))
