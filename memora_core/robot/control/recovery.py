@@ -194,15 +194,17 @@ class MakeRoom:
         return hemmed
 
     def involved(self, call: PrimitiveCall) -> set[str]:
-        """The objects a step is about (never moved aside for it): its object, its target, what already lies in
-        the target, and the held object."""
-        names = set()
+        """The objects never moved aside for a step: those it is about (its object, its target, what already lies in
+        the target, the held object), and whatever lies in a container: an earlier step may have put it there, and
+        setting it aside would undo that step (on the demo's default layout 47000 the bench picked what Task B had put
+        into the bowl back out of it to make room for the bread)."""
+        held = self.c.robot.held_object()
+        names = self.c.scene.in_containers(held)
         for query in (call.object, call.target):
             obj = self.c.resolver.resolve(query) if query else None
             if obj is not None:
                 names.add(obj.name)
                 names |= self.c.scene.inside(obj)
-        held = self.c.robot.held_object()
         return names | ({held} if held else set())
 
     def work_xy(self, call: PrimitiveCall) -> np.ndarray:

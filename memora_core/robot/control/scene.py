@@ -37,6 +37,10 @@ class SceneView:
         return {o.name for o in self.resolver.objects() if o.name != container.name
                 and self.robot.object_pose(o.name) is not None and self.over(container.name, o.name)}
 
+    def in_containers(self, held: str | None = None) -> set[str]:
+        """Names of the objects lying in some container on the table (a held container's contents are not on it)."""
+        return {n for o in self.resolver.objects() if o.container and o.name != held for n in self.inside(o)}
+
     def contents(self, container: str, held: str) -> list[tuple[np.ndarray, float]]:
         """(position, top z) of every object lying in `container` (centre within its footprint, resting above
         the table)."""
