@@ -43,16 +43,22 @@ def test_the_plan_is_the_routines_always_done_steps():
 def test_help_and_bad_input():
     ok = subprocess.run([sys.executable, str(BENCH), "--help"], capture_output=True, text=True)
     assert ok.returncode == 0 and "--seed0" in ok.stdout and "--poses" in ok.stdout
-    for bad in (["--layouts", "0"], ["--robot", "no_such_robot"], ["--poses", "guessed"]):
+    for bad in (["--layouts", "0"], ["--robot", "no_such_robot"], ["--poses", "guessed"], ["--jobs", "0"]):
         run = subprocess.run([sys.executable, str(BENCH), *bad], capture_output=True, text=True)
         assert run.returncode == 2 and "error:" in run.stderr.strip().splitlines()[-1]  # usage, then one line
 
 
 @pytest.mark.sim
-def test_one_layout_prints_its_summary():
+def test_one_layout_prints_its_summary(tmp_path):
+    """Run in a worker process (--jobs 2), its row written to --rows; the summary counts what the row says."""
+    rows = tmp_path / "rows.jsonl"
     run = subprocess.run([sys.executable, str(BENCH), "--layouts", "1", "--seed0", "98100", "--poses", "truth",
-                          "--json"], capture_output=True, text=True, timeout=900, env={**os.environ, "MUJOCO_GL": "egl"})
+                          "--json", "--jobs", "2", "--rows", str(rows)], capture_output=True, text=True, timeout=900,
+                         env={**os.environ, "MUJOCO_GL": "egl"})
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout)
     assert out["layouts"] == 1 and set(out["tasks"]) == {"task_a_drink", "task_b_breakfast"}
     assert out["all_tasks"] <= min(out["tasks"].values()) and isinstance(out["failures"], list)
+    [row] = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert row["seed"] == 98100 and {n: t["success"] for n, t in row["tasks"].items()} == {
+        n: bool(k) for n, k in out["tasks"].items()}
