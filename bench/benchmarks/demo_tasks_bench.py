@@ -22,7 +22,8 @@ import argparse
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -86,20 +87,12 @@ def run_layout(seed: int, robot_cfg: str, poses: str, plans: dict[str, Plan]) ->
 def run_layouts(seeds: range, robot_cfg: str, poses: str, plans: dict[str, Plan], jobs: int) -> list[dict]:
     """`run_layout` on every seed, `jobs` at once (each in a fresh process: MuJoCo and the planners are not shared),
     in seed order."""
-    bar = tqdm(total=len(seeds), desc="layouts", file=sys.stderr)
+    run = partial(run_layout, robot_cfg=robot_cfg, poses=poses, plans=plans)
+    bar = dict(total=len(seeds), desc="layouts", file=sys.stderr)
     if jobs == 1:
-        rows = []
-        for s in seeds:
-            rows.append(run_layout(s, robot_cfg, poses, plans))
-            bar.update()
-        bar.close()
-        return rows
+        return [run(s) for s in tqdm(seeds, **bar)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(run_layout, s, robot_cfg, poses, plans) for s in seeds]
-        for _ in as_completed(futures):
-            bar.update()
-    bar.close()
-    return [f.result() for f in futures]
+        return list(tqdm(pool.map(run, seeds), **bar))
 
 
 def summary(rows: list[dict], plans: dict[str, Plan], args: argparse.Namespace) -> dict:
