@@ -291,11 +291,15 @@ class UnitreeG1Robot(G1Kinematics, Robot):
             # The rolled hand (palm toward the table, a flat or low object's pinch): the thumb stays a wall behind
             # the object while the index and middle sweep it against the thumb over SWEEP_S (hand.sweep_path, as
             # the simulation closes it), then the whole hand closes: the thumb, pressing on the object, stops
-            # short, which is what the finger state reads as a grasp.
+            # short, which is what the finger state reads as a grasp. The sweep stops once the pads feel the thumb and
+            # a finger on it (as the simulation's close does): sweeping on, the fingers slide a thin object out of
+            # the pinch before the full close grips it (a spoon beside a cup, over DDS).
             path = sweep_path(hand.side, list(hand.target), hand.postures)
             for target in path:
                 hand.command(target)
                 self.settle(SWEEP_S / len(path))
+                if is_grasping(hand.touching()):
+                    break
         else:
             self._close_guarded(hand)
         hand.close()
