@@ -143,21 +143,22 @@ class PourSkill:
             _, rot = self.robot.object_pose(obj.name)
             return angle_deg(rot[:, 2], np.array([0.0, 0.0, 1.0]))
 
-        self.robot.command({roll: q[roll] + sign * angle})
+        # Each target clipped into the joint's range less its margin: `q + sign * room` can round a hair past it, and
+        # a measured posture may rest there (the limits refuse either).
+        self.robot.command(self.robot.limits.clip({roll: q[roll] + sign * angle}))
         tilt_max = tilt()
         pitch = f"{self.robot.arm}_wrist_pitch_joint"
         if tilt_max < POURED_DEG and pitch in self.robot.limits.ranges:
             # The roll alone left the bottle short of pouring (a pitched grasp turns it about a slanted axis):
             # bend the wrist as well, whichever way tips it further, within the joint's range.
-            plo, phi = self.robot.limits.ranges[pitch]
             for bend in (m.pour_wrist_bend, -m.pour_wrist_bend):
-                self.robot.command({pitch: float(np.clip(q[pitch] + bend, plo + margin, phi - margin))})
+                self.robot.command(self.robot.limits.clip({pitch: q[pitch] + bend}))
                 tilt_max = max(tilt_max, tilt())
                 if tilt_max >= POURED_DEG:
                     break
-            self.robot.command({pitch: q[pitch]})
+            self.robot.command(self.robot.limits.clip({pitch: q[pitch]}))
             self.robot.settle(m.settle_s)
-        self.robot.command({roll: q[roll]})
+        self.robot.command(self.robot.limits.clip({roll: q[roll]}))
         self.c.scene.check_held(obj.name)
         if tilt_max < POURED_DEG:
             raise PrimitiveFailure(FailureReason.POSTCONDITION, f"{obj.name} tilted only {tilt_max:.0f} deg",
