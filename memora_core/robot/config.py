@@ -92,11 +92,22 @@ class GraspPose(_Cfg):
     # forearm rises above it rather than trailing beside it, so it may also point away from the midline, which
     # reaches an object at the table's outer edge.
     yaw_range: tuple[float, float] | None = None
+    # Rolled finger hands (`roll_deg`) only: a pinch of an open container's wall at its rim (a bowl whose side is
+    # crowded by neighbours), the palm centre this far above the rim (m): the pre-closed thumb hangs down on one side
+    # of the wall and the index and middle curl over the rim on the other, pinching the wall between them. The grip
+    # is tried at `rim_points` places round the rim, the fingers pointing at the container's centre or away from
+    # it (`yaw_deg`: a turn from there), `finger_offset`'s `along` from the palm centre to the wall. None: a hand
+    # for the object's body, not its rim (containers only take a rim hand).
+    rim_above: float | None = Field(default=None, gt=0)
+    rim_points: int = Field(default=8, ge=1, le=36)
 
     @model_validator(mode="after")
     def _one_turn(self) -> "GraspPose":
         if self.tried_first and self.tried_last:
             raise ValueError(f"grasp pose {self.name!r}: tried_first and tried_last both set")
+        if self.rim_above is not None and (not self.roll_deg or self.finger_offset is None or self.along_long_axis):
+            raise ValueError(f"grasp pose {self.name!r}: a rim hand (rim_above) is a rolled finger hand "
+                             "(roll_deg, finger_offset) not along a long axis")
         if self.yaw_range is not None and self.yaw_range[0] > self.yaw_range[1]:
             raise ValueError(f"grasp pose {self.name!r}: yaw_range {list(self.yaw_range)} runs backwards")
         return self

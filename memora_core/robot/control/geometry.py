@@ -207,6 +207,20 @@ def points_along(centre: np.ndarray, axes: list[tuple[np.ndarray, float]] | None
     return points
 
 
+def rim_points(centre: Sequence[float], top_z: float, radius: float,
+               n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`n` places evenly round a round container's rim (its wall `radius` from `centre`, its top at `top_z`), the
+    first on the side toward the robot (-x): each as (the point on the wall's top, the horizontal unit direction
+    from there to the centre)."""
+    out = []
+    for k in range(n):
+        a = np.pi + 2.0 * np.pi * k / n
+        out_dir = np.array([np.cos(a), np.sin(a), 0.0])
+        point = np.array([centre[0], centre[1], top_z]) + radius * out_dir
+        out.append((point, -out_dir))
+    return out
+
+
 def aligned_yaws(axis: np.ndarray, extra_yaw_deg: float, arm: str, yaw_range: Sequence[float]) -> list[float]:
     """Hand yaws (toward the midline, mirrored for the left arm) that put the fingers along `axis`, either
     end, turned `extra_yaw_deg` further, within `yaw_range`."""

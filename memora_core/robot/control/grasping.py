@@ -13,7 +13,7 @@ from memora_core.robot.control.failures import (BlockedGrasp, Blockers, FailureC
                                                  PrimitiveFailure)
 from memora_core.robot.control.geometry import (aligned_yaws, finger_grasp_point, grasp_points, half_width,
                                                  hand_frame_footprint, lowest_reach, palm_inner_direction,
-                                                 points_along, preshape, side_arm)
+                                                 points_along, preshape, rim_points, side_arm)
 from memora_core.robot.control.reach import arms_by_reach
 from memora_core.robot.hand import PRESHAPES, RIGHT_FINGER_OUTLINES, RIGHT_THUMB_OUTLINES, thumb_sweep
 from memora_core.robot.robot import GraspPose, SceneObject
@@ -100,6 +100,10 @@ class GraspChooser:
                 continue  # a hand for flat objects only (by the object's measured height)
             if pose.min_object_height is not None and (height is None or height < pose.min_object_height):
                 continue  # a hand for objects at least this tall
+            if pose.rim_above is not None:
+                if obj.container and obj.extent is None and seen is not None and obj.upright(seen[1]):
+                    out.append(pose)  # its yaw comes with each place on the rim (rim_spots)
+                continue
             if not pose.along_long_axis:
                 out.append(pose)
                 continue
@@ -140,20 +144,37 @@ class GraspChooser:
         for turn, aligned, base in [(t, a, b) for t in (0, 1, 2) for a in (False, True) for b in points]:
             for arm in arms or arms_by_reach(self.c.reach, base, self.arm_order(float(base[1]))):
                 self.robot.use_arm(arm)
-                for pose in [p for p in self.poses_for(obj, arm)
+                for each in [p for p in self.poses_for(obj, arm)
                              if p.along_long_axis == aligned and p.turn == turn]:
-                    if pose.finger_offset is not None:
-                        grasp_pt = self.finger_point(obj, arm, pose, base)
-                        if grasp_pt is None:
-                            continue
-                    else:
-                        # A pitched hand's fingers reach further down: its palm stays higher above the table.
-                        grasp_pt = np.array([base[0], base[1], max(base[2], self.c.table_z + pose.min_palm_height)])
-                        if top is not None and np.linalg.norm(grasp_pt - top) > reach:
-                            continue  # too high above this (low) object for the hand to close on it
-                    if tried_already(grasp_key(arm, pose, grasp_pt), skip):
-                        continue  # tried already and blocked once the arm moved
-                    yield arm, pose, grasp_pt
+                    # A rim hand at each place round the rim, once (with the first grasp point); any other at `base`.
+                    spots = ([(each, base)] if each.rim_above is None
+                             else self.rim_spots(obj, arm, each) if base is points[0] else [])
+                    for pose, at in spots:
+                        if pose.finger_offset is not None:
+                            grasp_pt = self.finger_point(obj, arm, pose, at)
+                            if grasp_pt is None:
+                                continue
+                        else:
+                            # A pitched hand's fingers reach further down: its palm stays higher above the table.
+                            grasp_pt = np.array([at[0], at[1], max(at[2], self.c.table_z + pose.min_palm_height)])
+                            if top is not None and np.linalg.norm(grasp_pt - top) > reach:
+                                continue  # too high above this (low) object for the hand to close on it
+                        if tried_already(grasp_key(arm, pose, grasp_pt), skip):
+                            continue  # tried already and blocked once the arm moved
+                        yield arm, pose, grasp_pt
+
+    def rim_spots(self, obj: SceneObject, arm: str, pose: GraspPose) -> list[tuple[GraspPose, np.ndarray]]:
+        """A rim hand's places on an open container as it is seen: (the hand turned for the place, the point on
+        the rim's wall it pinches), `pose.rim_points` places evenly round the rim, each with the fingers pointing
+        at the centre and away from it (turned `pose.yaw_deg` further) where the hand's yaw range allows."""
+        pos, rot = self.robot.object_pose(obj.name)
+        top_z = float(pos[2]) + obj.half_up(rot)
+        out = []
+        for point, inward in rim_points(pos, top_z, obj.radius, pose.rim_points):
+            limits = pose.yaw_range or self.cfg.motion.aligned_yaw_range
+            for yaw in aligned_yaws(inward, pose.yaw_deg, arm, limits):
+                out.append((pose.model_copy(update={"yaw_deg": yaw}), point))
+        return out
 
     def finger_point(self, obj: SceneObject, arm: str, pose: GraspPose, base: np.ndarray) -> np.ndarray | None:
         """The palm point of a finger grasp at `base` (the hand pre-shaped for it), or None where this hand
@@ -170,8 +191,11 @@ class GraspChooser:
         if raised > TILT_RAISE and 0.0 < pose.pitch_deg < 90.0 and not pose.roll_deg:
             return None  # a tilted hand held higher than its grip would land its fingers on top (a rolled hand
             # is placed by the table, at its own palm height, whatever its pitch)
-        grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
-                       else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
+        if pose.rim_above is not None:
+            grasp_pt[2] = base[2] + pose.rim_above  # over the rim it pinches, not by the table
+        else:
+            grasp_pt[2] = (self.c.table_z + pose.min_palm_height if pose.roll_deg
+                           else max(grasp_pt[2], self.c.table_z + pose.min_palm_height))
         if base[2] < grasp_pt[2] - lowest_reach(thumb_sweep(arm), pose.yaw_deg, pose.pitch_deg, arm,
                                                 pose.roll_deg) + THUMB_OVERLAP:
             return None  # too low for this hand: its thumb closes above the object's top

@@ -186,9 +186,10 @@ class PickSkill:
         """Tell the robot where the closing hand left `obj` (standing as `rot` when it closed), where that is known
         better than where it was seen before: a pinch with a measured thumb stop swept it against the thumb
         (`swept_to`); then, where the fingers' own reading (`Robot.finger_pinch`) disagrees with that by more than
-        its error, the fingers' (hand_pinch.pinched_centre)."""
+        its error, the fingers' (hand_pinch.pinched_centre). Not after a rim pinch: the fingers hold the wall, the
+        object's centre is its radius away, where it was seen."""
         held = self.robot.object_pose(obj.name)
-        if held is None:
+        if held is None or self.c.state.pose.rim_above is not None:
             return
         at = self.swept_to(obj, rot, held[0]) if self.c.state.pose.thumb_wall is not None else None
         pinch = self.robot.finger_pinch() if self.c.grasps.fingers else None
