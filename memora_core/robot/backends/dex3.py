@@ -123,8 +123,11 @@ class Dex3Hand:
         return blocked_digits(self.side, self.target, q)
 
     def grasping(self) -> bool:
-        """The hand holds something: closed on it with the thumb and an opposing finger stopped short."""
-        return is_grasping(self.blocked())
+        """The hand holds something: closed on it with the thumb stopped short, and an opposing finger stopped short
+        too or pressing on it (its pads read contact): a finger closed round a thin wall (a bowl's rim) reaches its
+        closed posture with the wall in it. A hand without pads reads no contact: stopped short only."""
+        blocked = self.blocked()
+        return "thumb" in blocked and is_grasping(blocked | self.touching())
 
     def shutdown(self) -> None:
         self._sub.Close()
