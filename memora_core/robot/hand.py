@@ -132,6 +132,13 @@ def is_grasping(digits: set[str]) -> bool:
     return "thumb" in digits and bool(digits & {"index", "middle"})
 
 
+def grips_by_feel(blocked: set[str], touching: set[str]) -> bool:
+    """A grasp read from a hand's state: the thumb stopped short of where it was told to close, and an opposing finger
+    stopped short too or pressing on the object (its pads read contact). A finger closed round a thin wall (a bowl's
+    rim) reaches its closed posture with the wall in it; a hand without pads reads no contact: stopped short only."""
+    return "thumb" in blocked and is_grasping(blocked | touching)
+
+
 def closing_digits(side: Side | str, target: list[float], postures: HandPostures | None = None,
                    fraction: float = 0.5) -> set[str]:
     """Digits whose flexing joints are all commanded at least `fraction` of the way from the open to the

@@ -12,7 +12,7 @@ import time
 
 from memora_core.errors import MemoraError
 from memora_core.robot.hand import (FINGER_JOINTS, PRESS_PADS, TOUCH_THRESHOLD, HandPostures, Side, blocked_digits,
-                                    clamp_to_ranges, is_grasping, touching_digits)
+                                    clamp_to_ranges, grips_by_feel, touching_digits)
 
 # Position-control gains the Dex3 takes per motor (Unitree's own examples use this order of magnitude).
 KP, KD = 1.5, 0.1
@@ -123,11 +123,8 @@ class Dex3Hand:
         return blocked_digits(self.side, self.target, q)
 
     def grasping(self) -> bool:
-        """The hand holds something: closed on it with the thumb stopped short, and an opposing finger stopped short
-        too or pressing on it (its pads read contact): a finger closed round a thin wall (a bowl's rim) reaches its
-        closed posture with the wall in it. A hand without pads reads no contact: stopped short only."""
-        blocked = self.blocked()
-        return "thumb" in blocked and is_grasping(blocked | self.touching())
+        """The hand holds something, as its finger state says (hand.grips_by_feel)."""
+        return grips_by_feel(self.blocked(), self.touching())
 
     def shutdown(self) -> None:
         self._sub.Close()
