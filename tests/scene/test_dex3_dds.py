@@ -4,27 +4,19 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.dds_domains import unitree_domain
+from tests.fresh_process import run_in_fresh_process
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 
-def _run_isolated(body: str) -> None:
-    """A fresh interpreter per DDS participant (see tests/sim/test_unitree_bridge.py for why)."""
-    repo = Path(__file__).resolve().parents[2]
-    res = subprocess.run([sys.executable, "-c", f"import tests.scene.test_dex3_dds as t; t.{body}()"],
-                         cwd=repo, capture_output=True, text=True, timeout=240)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-
-
 def test_dex3_cmd_state_round_trip_through_the_bridge():
-    _run_isolated("_round_trip")
+    run_in_fresh_process("tests.scene.test_dex3_dds", "_round_trip")
 
 
 def _wait(pred, seconds: float, hand) -> bool:
@@ -96,7 +88,7 @@ def _tracker_seeing(name: str, position, yaw, size, shape, colour: str):
 
 @pytest.mark.slow
 def test_g1_backend_grasps_with_its_dex3_hand_through_the_bridge():
-    _run_isolated("_g1_grasp")
+    run_in_fresh_process("tests.scene.test_dex3_dds", "_g1_grasp")
 
 
 def _g1_grasp() -> None:
@@ -188,7 +180,7 @@ def _g1_grasp() -> None:
 
 @pytest.mark.slow
 def test_g1_backend_closes_a_rolled_hand_by_a_sweep_through_the_bridge():
-    _run_isolated("_g1_sweep")
+    run_in_fresh_process("tests.scene.test_dex3_dds", "_g1_sweep")
 
 
 def _g1_sweep() -> None:

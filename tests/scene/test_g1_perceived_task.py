@@ -2,13 +2,11 @@
 HandCmd/HandState) against the sim bridge, its objects from the head RGB-D scene model (depth segmentation and
 matching on a rendered frame, fed to the object tracker), a finger grasp, and the bottle set down on the table
 centre. The bridge's ground truth only scores the outcome."""
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.dds_domains import unitree_domain
+from tests.fresh_process import run_in_fresh_process
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
@@ -19,10 +17,7 @@ POSES = {BOTTLE: (0.40, -0.20, 0.0), CUP: (0.52, 0.05, 0.0)}
 
 
 def test_g1_picks_and_places_from_perceived_poses_with_a_finger_grasp():
-    repo = Path(__file__).resolve().parents[2]
-    res = subprocess.run([sys.executable, "-c", "import tests.scene.test_g1_perceived_task as t; t._task()"],
-                         cwd=repo, capture_output=True, text=True, timeout=400)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    run_in_fresh_process("tests.scene.test_g1_perceived_task", "_task", timeout_s=400)
 
 
 def _perceived_tracker():

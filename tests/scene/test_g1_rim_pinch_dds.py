@@ -3,13 +3,11 @@ picked by the `unitree_g1` Robot over DDS against the sim bridge (LowCmd/LowStat
 objects from the object tracker a head RGB-D scene model feeds. The rolled hand's fingers sweep over the rim against the thumb until the pads
 feel the wall between them, and the full close grips it: the bowl comes up with the hand (the bridge's ground truth
 says so) and no neighbour is knocked over."""
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.dds_domains import unitree_domain
+from tests.fresh_process import run_in_fresh_process
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
@@ -17,10 +15,7 @@ pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 
 def test_a_hemmed_in_bowl_is_taken_by_its_rim_through_the_bridge():
-    repo = Path(__file__).resolve().parents[2]
-    res = subprocess.run([sys.executable, "-c", "import tests.scene.test_g1_rim_pinch_dds as t; t._pick()"],
-                         cwd=repo, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    run_in_fresh_process("tests.scene.test_g1_rim_pinch_dds", "_pick", timeout_s=300)
 
 
 def _pick() -> None:

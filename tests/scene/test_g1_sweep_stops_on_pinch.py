@@ -4,13 +4,11 @@ and the sweep stops as soon as the tactile pads read the thumb and a finger on i
 and it comes up with the hand (the bridge's ground truth says so).
 Control: the same pick with the sweep run to its end whatever the pads read (as the backend did before) slides
 the thin spoon out between the fingers and the thumb, and the fingers close on nothing."""
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.dds_domains import unitree_domain
+from tests.fresh_process import run_in_fresh_process
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
@@ -19,20 +17,12 @@ pytestmark = [pytest.mark.sim, pytest.mark.solo]
 SPOON, AT = "yellow spoon", (0.554, -0.284, 2.2)  # right of the midline, its handle pointing back and to the right
 
 
-def _run_isolated(body: str) -> None:
-    """A fresh interpreter per DDS participant (see tests/sim/test_unitree_bridge.py for why)."""
-    repo = Path(__file__).resolve().parents[2]
-    res = subprocess.run([sys.executable, "-c", f"import tests.scene.test_g1_sweep_stops_on_pinch as t; t.{body}()"],
-                         cwd=repo, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-
-
 def test_the_sweep_stops_once_the_pads_feel_the_pinch_and_the_spoon_is_lifted():
-    _run_isolated("_pinched")
+    run_in_fresh_process("tests.scene.test_g1_sweep_stops_on_pinch", "_pinched", timeout_s=300)
 
 
 def test_control_a_sweep_run_to_its_end_slides_the_spoon_out():
-    _run_isolated("_swept_through")
+    run_in_fresh_process("tests.scene.test_g1_sweep_stops_on_pinch", "_swept_through", timeout_s=300)
 
 
 def _pick(robot_changes=None):

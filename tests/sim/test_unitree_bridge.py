@@ -8,31 +8,20 @@ import time
 import pytest
 
 from tests.dds_domains import unitree_domain
+from tests.fresh_process import run_in_fresh_process
 
 pytest.importorskip("unitree_sdk2py")
 # solo: a sim bridge keeping real time against deadlines (TEST_WORKERS=N make test runs it alone, after the workers)
 pytestmark = [pytest.mark.sim, pytest.mark.solo]
 
 
-def _run_isolated(body: str) -> None:
-    """Run a test body in a fresh interpreter. The Unitree SDK's Cyclone DDS threads and a MuJoCo EGL context
-    left by an earlier test in the same pytest process crash it (SIGSEGV in C, measured here); each DDS
-    participant gets its own process, as the controller and the bridge have in deployment."""
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parents[2]
-    res = subprocess.run([sys.executable, "-c", f"import tests.sim.test_unitree_bridge as t; t.{body}()"],
-                         cwd=repo, capture_output=True, text=True, timeout=240)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-
-
 def test_lowcmd_lowstate_round_trip_between_processes():
-    _run_isolated("_round_trip")
+    run_in_fresh_process("tests.sim.test_unitree_bridge", "_round_trip")
 
 
 @pytest.mark.slow
 def test_unitree_g1_backend_drives_the_bridge_with_limits_and_estop():
-    _run_isolated("_drives")
+    run_in_fresh_process("tests.sim.test_unitree_bridge", "_drives")
 
 
 def _round_trip() -> None:
