@@ -2,7 +2,8 @@
 rounded): a cinnamon tea box that no finger grasp reaches clear among eleven neighbours. Planning its grasp again as
 if a neighbour were gone names which ones free it (the orange cup in front of it does; the lipton tea box at the far
 corner does not), nothing on the table moves while it is asked, and the plan for it keeps to the budget and picks
-only neighbours the hand can take as they stand. Real MuJoCo, ground-truth poses."""
+only neighbours the hand can take as they stand (with the rim pinch the cup in front is one of them; without it no
+single move will do). Real MuJoCo, ground-truth poses."""
 import numpy as np
 import pytest
 
@@ -56,9 +57,27 @@ def test_the_plan_keeps_to_the_budget_and_takes_only_what_the_hand_can_pick(crow
     assert moves is not None and 1 <= len(moves) <= 3
     first = moves[0].name
     assert pickable(c, first)  # the first move is one the hand can make now
-    # Within a single move there is no plan: every neighbour that alone frees the tea box is hemmed in itself.
-    assert room_plan(c, tea, blockers, {TEA}, 1, lambda name, keep_open: True) is None
-    assert not any(pickable(c, s[0]) for s, _ in freeing_sets(c, tea, blockers))
+    # Within a single move: a neighbour that alone frees the tea box and that the hand takes as it stands (the orange
+    # cup, by its rim: tests/sim/test_finger_rim_pinch.py).
+    one = room_plan(c, tea, blockers, {TEA}, 1, lambda name, keep_open: True)
+    assert one is not None and len(one) == 1 and pickable(c, one[0].name)
+    assert (one[0].name,) in dict(freeing_sets(c, tea, blockers))
+
+
+def test_without_the_rim_hand_no_single_move_frees_it():
+    """Without the rim pinch every neighbour that alone frees the tea box is hemmed in itself: no plan in one move."""
+    from tests.sim.staging import without_poses
+
+    robot = make_robot(without_poses("sim_g1_dex3", lambda p: p.rim_above is not None),
+                       layout=Layout(seed=0, poses=LAYOUT))
+    try:
+        c = RuleBasedController(robot, robot.scene.table.height, robot.scene.regions).c
+        tea = c.resolver.resolve(TEA)
+        blockers = list(c.grasps.blockers_of(tea))
+        assert room_plan(c, tea, blockers, {TEA}, 1, lambda name, keep_open: True) is None
+        assert not any(pickable(c, s[0]) for s, _ in freeing_sets(c, tea, blockers))
+    finally:
+        robot.close()
 
 
 def test_the_grasp_the_hand_would_take_of_a_free_neighbour_is_a_what_if_too(crowded):
