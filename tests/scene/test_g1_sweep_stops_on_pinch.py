@@ -25,7 +25,7 @@ def test_control_a_sweep_run_to_its_end_slides_the_spoon_out():
     run_in_fresh_process("tests.scene.test_g1_sweep_stops_on_pinch", "_swept_through", timeout_s=300)
 
 
-def _pick(robot_changes=None):
+def _pick():
     """Pick the spoon once (no second grasp candidate, no recoveries); (result, pose name, truth at the end)."""
     from memora_core.perception.scene.types import Shape
     from memora_core.robot import load_robot_config, make_robot
@@ -41,8 +41,6 @@ def _pick(robot_changes=None):
     tracker = _tracker_seeing(SPOON, (AT[0], AT[1], 0.748), AT[2], (0.14, 0.024, 0.016), Shape.BOX, "yellow")
     with bridge_with({SPOON: AT}, seconds=200) as bridge:
         robot = make_robot(cfg, domain=unitree_domain(), interface="lo", state_timeout_s=60, objects=tracker)
-        if robot_changes:
-            robot_changes(robot)
         ctl = RuleBasedController(robot, scene.table.height, scene.regions, recoveries=[])
         result = ctl.execute(PrimitiveCall(primitive=Primitive.PICK, object=SPOON))
         pose, held = ctl.c.state.pose.name, robot.held_object()

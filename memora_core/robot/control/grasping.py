@@ -169,9 +169,9 @@ class GraspChooser:
         at the centre and away from it (turned `pose.yaw_deg` further) where the hand's yaw range allows."""
         pos, rot = self.robot.object_pose(obj.name)
         top_z = float(pos[2]) + obj.half_up(rot)
+        limits = pose.yaw_range or self.cfg.motion.aligned_yaw_range
         out = []
         for point, inward in rim_points(pos, top_z, obj.radius, pose.rim_points):
-            limits = pose.yaw_range or self.cfg.motion.aligned_yaw_range
             for yaw in aligned_yaws(inward, pose.yaw_deg, arm, limits):
                 out.append((pose.model_copy(update={"yaw_deg": yaw}), point))
         return out
