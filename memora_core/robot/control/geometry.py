@@ -63,10 +63,11 @@ def grid(zone: Sequence, step: float) -> list[np.ndarray]:
 
 
 def table_spots(near: np.ndarray, radius: float, footprints: Footprints, m: MotionConfig,
-                min_dist: float = 0.0) -> list[np.ndarray]:
+                min_dist: float = 0.0, every: bool = False) -> list[np.ndarray]:
     """Free table points (every footprint at least `beside_gap` away, edge to edge) within `table_spot_radius`
     of `near`, at least `min_dist` from it (and, when `min_dist` > 0, at most `beside_reach` beyond it: 'next
-    to' means adjacent), inside `table_zone`; nearest first, at most `table_spot_tries`."""
+    to' means adjacent), inside `table_zone`; nearest first, at most `table_spot_tries` (`every`: all of
+    them)."""
     near = np.asarray(near, float)
     r = np.arange(-m.table_spot_radius, m.table_spot_radius + 1e-9, m.table_spot_step)
     cands = [near + np.array([dx, dy]) for dx in r for dy in r]
@@ -79,7 +80,7 @@ def table_spots(near: np.ndarray, radius: float, footprints: Footprints, m: Moti
             and np.all(c >= lo) and np.all(c <= hi)
             and all(np.linalg.norm(c - p) >= rad + radius + m.beside_gap for p, rad in footprints)]
     free.sort(key=lambda c: (round(float(np.linalg.norm(c - near)), 4), float(c[0]), float(c[1])))
-    return free[: m.table_spot_tries]
+    return free if every else free[: m.table_spot_tries]
 
 
 def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

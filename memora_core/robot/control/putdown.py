@@ -29,12 +29,31 @@ class PutDown:
         self.robot, self.cfg = c.robot, c.cfg
 
     def spots_near(self, obj: SceneObject, near: np.ndarray, min_dist: float = 0.0) -> list[np.ndarray]:
-        """Free table spots for `obj` near `near` (see `geometry.table_spots`); while `obj` is held, those the
-        holding arm reaches at its release height first (`reach.spots_by_reach`)."""
-        spots = table_spots(near, obj.radius, self.c.scene.footprints(obj.name), self.cfg.motion, min_dist)
+        """Free table spots for `obj` near `near` (see `geometry.table_spots`). While `obj` is held: those the
+        holding arm reaches at its release height first (`reach.spots_by_reach`); then, to try when all those
+        fail, up to as many more free spots further out where the hand holding it has room too (`hand_has_room`).
+        The nearest spots are free for the object alone, and on a crowded table every one of them may put the hand
+        on a neighbour."""
+        m, footprints = self.cfg.motion, self.c.scene.footprints(obj.name)
         if self.robot.held_object() != obj.name:
-            return spots
-        return spots_by_reach(self.c.reach, spots, self.robot.arm, self.release_palm_z(obj))
+            return table_spots(near, obj.radius, footprints, m, min_dist)
+        pool, palm_z = table_spots(near, obj.radius, footprints, m, min_dist, every=True), self.release_palm_z(obj)
+        room = self.hand_has_room(obj, footprints)
+        further = [s for s in pool[m.table_spot_tries:] if room(s)]
+        return (spots_by_reach(self.c.reach, pool[: m.table_spot_tries], self.robot.arm, palm_z)
+                + spots_by_reach(self.c.reach, further, self.robot.arm, palm_z)[: m.table_spot_tries])
+
+    def hand_has_room(self, obj: SceneObject, footprints) -> Callable[[np.ndarray], bool]:
+        """Whether, with the held `obj` set down at a table spot, the hand holding it as it hangs now and the forearm
+        reaching to it from its arm's base pass every neighbour's footprint with `arm_corridor` to spare
+        (`geometry.corridor_clear` to the palm). A spot free for the object alone may leave its hand on a
+        neighbour: a loaf taken from its side holds the palm 8 cm off its centre, over the rim of the bowl it is
+        to stand next to."""
+        palm, base = self.c.scene.hang(obj.name)[:2], self.cfg.motion.arm_bases.get(self.robot.arm)
+        if base is None:
+            return lambda s: True
+        base = np.asarray(base, float)
+        return lambda s: corridor_clear(np.asarray(s, float) + palm, base, 0.0, footprints, self.cfg.motion)
 
     def release_palm_z(self, obj: SceneObject, hanging: bool = True) -> float:
         """Palm height at which `obj`, put down on the table, is let go (`hanging`: as it hangs from the hand
