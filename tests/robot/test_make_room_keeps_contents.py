@@ -1,5 +1,6 @@
-"""Making room never sets aside what lies in a container: an earlier step may have put it there, and picking it back
-out would undo that step. The containers' contents come from the scene as it is seen (SceneView over a robot that
+"""Making room never sets aside what lies in a container (an earlier step may have put it there, and picking it back
+out would undo that step), nor a container with something in it (what lies in it may spill on the way, and its
+put-down finds its own contents in the way); an empty container may be set aside like anything else. The containers' contents come from the scene as it is seen (SceneView over a robot that
 reports poses); the blockers a failed grasp names are filtered before any move is planned."""
 from types import SimpleNamespace
 
@@ -18,10 +19,12 @@ def _obj(name: str, radius: float, container: bool = False) -> SceneObject:
 
 
 OBJECTS = {o.name: o for o in [_obj("pot", 0.09, container=True), _obj("jar", 0.03), _obj("mug", 0.04),
-                               _obj("loaf", 0.05), _obj("tray", 0.1, container=True), _obj("lid", 0.04)]}
+                               _obj("loaf", 0.05), _obj("tray", 0.1, container=True), _obj("lid", 0.04),
+                               _obj("basket", 0.08, container=True)]}
 AT = {"pot": (0.40, 0.00, 0.80), "jar": (0.42, 0.03, 0.80),        # the jar stands in the pot
       "mug": (0.55, 0.00, 0.80), "loaf": (0.30, 0.20, 0.78),       # beside it, on the table
-      "tray": (0.35, -0.25, 0.76), "lid": (0.37, -0.27, 0.78)}     # the lid lies on the tray
+      "tray": (0.35, -0.25, 0.76), "lid": (0.37, -0.27, 0.78),     # the lid lies on the tray
+      "basket": (0.55, 0.25, 0.78)}                                 # nothing in the basket
 
 
 class Robot:
@@ -47,13 +50,14 @@ def _room(held: str | None = None) -> MakeRoom:
 def test_what_lies_in_a_container_is_never_set_aside():
     room = _room()
     pick = PrimitiveCall(primitive=Primitive.PICK, object="loaf")
-    assert room.involved(pick) == {"loaf", "jar", "lid"}
-    failure = PrimitiveFailure(FailureReason.COLLISION, "no grasp", ("jar", "mug", "lid", "pot"),
+    assert room.involved(pick) == {"loaf", "jar", "lid", "pot", "tray"}
+    failure = PrimitiveFailure(FailureReason.COLLISION, "no grasp", ("jar", "mug", "lid", "pot", "basket"),
                                cause=FailureCause.NO_GRASP)
-    # the containers themselves may be moved; their contents may not
-    assert room._candidates(failure, pick, StepAttempt()) == ["mug", "pot"]
+    # neither the contents nor the filled containers may be moved; the empty basket and the mug may
+    assert room._candidates(failure, pick, StepAttempt()) == ["mug", "basket"]
 
 
 def test_a_held_containers_contents_are_not_on_the_table():
     room = _room(held="tray")
-    assert room.involved(PrimitiveCall(primitive=Primitive.PICK, object="loaf")) == {"loaf", "jar", "tray"}
+    # the held tray is not on the table: the lid in it is not among the contents there, nor the tray a filled container
+    assert room.involved(PrimitiveCall(primitive=Primitive.PICK, object="loaf")) == {"loaf", "jar", "pot", "tray"}

@@ -195,11 +195,12 @@ class MakeRoom:
 
     def involved(self, call: PrimitiveCall) -> set[str]:
         """The objects never moved aside for a step: those it is about (its object, its target, what already lies in
-        the target, the held object), and whatever lies in a container: an earlier step may have put it there, and
-        setting it aside would undo that step (on the demo's default layout 47000 the bench picked what Task B had put
-        into the bowl back out of it to make room for the bread)."""
+        the target, the held object), whatever lies in a container (an earlier step may have put it there, and
+        setting it aside would undo that step: on the demo's default layout 47000 the bench picked what Task B had put
+        into the bowl back out of it to make room for the bread), and a container with something in it (carried
+        aside, what lies in it may spill, and its put-down found its own contents in the way: 47000 over ROS)."""
         held = self.c.robot.held_object()
-        names = self.c.scene.in_containers(held)
+        names = self.c.scene.in_containers(held) | self.c.scene.filled_containers(held)
         for query in (call.object, call.target):
             obj = self.c.resolver.resolve(query) if query else None
             if obj is not None:

@@ -41,6 +41,10 @@ class SceneView:
         """Names of the objects lying in some container on the table (a held container's contents are not on it)."""
         return {n for o in self.resolver.objects() if o.container and o.name != held for n in self.inside(o)}
 
+    def filled_containers(self, held: str | None = None) -> set[str]:
+        """Names of the containers on the table with something lying in them (a held one is not on it)."""
+        return {o.name for o in self.resolver.objects() if o.container and o.name != held and self.inside(o)}
+
     def contents(self, container: str, held: str) -> list[tuple[np.ndarray, float]]:
         """(position, top z) of every object lying in `container` (centre within its footprint, resting above
         the table)."""
