@@ -10,8 +10,8 @@ import numpy as np
 from memora_core.robot.control.context import ControlContext
 from memora_core.robot.control.failures import (PLAN_REFUSED, BlockedGrasp, FailureCause, FailureReason,
                                                 PrimitiveFailure)
-from memora_core.robot.control.geometry import (angle_deg, aside_spots, corridor_clear, edge_gap, handoff_spots,
-                                                 rotation_onto, table_spots)
+from memora_core.robot.control.geometry import (Footprints, angle_deg, aside_spots, corridor_clear, edge_gap,
+                                                 handoff_spots, rotation_onto, table_spots)
 from memora_core.robot.control.reach import reaches, spots_by_reach
 from memora_core.robot.limits import LimitViolation
 from memora_core.robot.primitives import Primitive, PrimitiveCall
@@ -43,7 +43,7 @@ class PutDown:
         return (spots_by_reach(self.c.reach, pool[: m.table_spot_tries], self.robot.arm, palm_z)
                 + spots_by_reach(self.c.reach, further, self.robot.arm, palm_z)[: m.table_spot_tries])
 
-    def hand_has_room(self, obj: SceneObject, footprints) -> Callable[[np.ndarray], bool]:
+    def hand_has_room(self, obj: SceneObject, footprints: Footprints) -> Callable[[np.ndarray], bool]:
         """Whether, with the held `obj` set down at a table spot, the hand holding it as it hangs now and the forearm
         reaching to it from its arm's base pass every neighbour's footprint with `arm_corridor` to spare
         (`geometry.corridor_clear` to the palm). A spot free for the object alone may leave its hand on a
