@@ -1,10 +1,12 @@
 """Putting a held object down where the straight lowering is refused only for the robot's own body: the G1's joint
 margins leave the arm, after a pour it could not make from this side, only postures pressed into the torso above
 the bottle's own spot close in front of it. The spot stands and the lowering is planned round the body (the pour
-then brings the cup nearer and pours); without the planner, the straight refusal fails the step. Real MuJoCo, the
-G1 path's settings (robot config unitree_g1) on the simulated body."""
+then brings the cup nearer and pours). Without the planner the straight refusal stands for that spot: the bottle goes
+down on a free spot further out where the hand has room (PutDown.spots_near), and the pour goes on from there. Real
+MuJoCo, the G1 path's settings (robot config unitree_g1) on the simulated body."""
 import logging
 
+import numpy as np
 import pytest
 
 from memora_core.robot import load_robot_config, make_robot
@@ -42,10 +44,15 @@ def test_a_lowering_refused_for_the_body_alone_is_planned_round_it(caplog):
         robot.close()
 
 
-def test_without_the_planner_the_straight_refusal_stands():
+def test_without_the_planner_the_straight_refusal_stands_for_that_spot(caplog):
+    caplog.set_level(logging.INFO, logger="memora_core.robot.control")
     robot, res = pour(planner=False)
     try:
-        assert not res.success
-        assert res.cause is FailureCause.PATH_BLOCKED and "robot:torso_link" in res.detail
+        assert not any("lowering planned round the body" in r.getMessage() for r in caplog.records)
+        assert res.success, res.detail
+        # not where it stood: that spot's lowering is refused for the body, and nothing plans round it
+        moved = np.hypot(*(robot.object_pose("coca-cola bottle")[0][:2] - np.array(POSES["coca-cola bottle"][:2])))
+        assert moved > load_robot_config("unitree_g1").motion.place_tolerance
+        assert not toppled({n: robot.object_pose(n)[1] for n in POSES})
     finally:
         robot.close()
