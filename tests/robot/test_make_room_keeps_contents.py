@@ -1,7 +1,8 @@
-"""Making room never sets aside what lies in a container (an earlier step may have put it there, and picking it back
-out would undo that step), nor a container with something in it (what lies in it may spill on the way, and its
-put-down finds its own contents in the way); an empty container may be set aside like anything else. The containers' contents come from the scene as it is seen (SceneView over a robot that
-reports poses); the blockers a failed grasp names are filtered before any move is planned."""
+"""Making room never sets aside what lies in a container (an earlier step may have put it there, and picking it back out
+would undo that step), nor a container with something in it (what lies in it may spill on the way, and its put-down
+finds its own contents in the way); an empty container may be set aside like anything else. The containers' contents
+come from the scene as it is seen (SceneView over a robot that reports poses); the blockers a failed grasp names are
+filtered before any move is planned."""
 from types import SimpleNamespace
 
 import numpy as np

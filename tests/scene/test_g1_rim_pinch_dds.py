@@ -1,8 +1,8 @@
 """The rim pinch on the G1 path: a bowl hemmed in on every side but one (tests/sim/test_finger_rim_pinch.py's crowd),
 picked by the `unitree_g1` Robot over DDS against the sim bridge (LowCmd/LowState, Dex3 HandCmd/HandState), its
-objects from the object tracker a head RGB-D scene model feeds. The rolled hand's fingers sweep over the rim against the thumb until the pads
-feel the wall between them, and the full close grips it: the bowl comes up with the hand (the bridge's ground truth
-says so) and no neighbour is knocked over."""
+objects from the object tracker a head RGB-D scene model feeds. The rolled hand's fingers sweep over the rim against
+the thumb until the pads feel the wall between them, and the full close grips it: the bowl comes up with the hand
+(the bridge's ground truth says so) and no neighbour is knocked over."""
 
 import pytest
 
@@ -57,4 +57,3 @@ def _pick() -> None:
     for name in CROWD:
         if name != BOWL:  # the neighbours still stand (one may be nudged: the rim hand passes 1.5 cm from it)
             assert abs(seen["objects"][name][2] - standing[name]) < 0.01, (name, seen)
-

@@ -200,7 +200,8 @@ class MakeRoom:
         into the bowl back out of it to make room for the bread), and a container with something in it (carried
         aside, what lies in it may spill, and its put-down found its own contents in the way: 47000 over ROS)."""
         held = self.c.robot.held_object()
-        names = self.c.scene.in_containers(held) | self.c.scene.filled_containers(held)
+        filled = self.c.scene.table_contents(held)
+        names = set(filled).union(*filled.values())
         for query in (call.object, call.target):
             obj = self.c.resolver.resolve(query) if query else None
             if obj is not None:

@@ -37,13 +37,11 @@ class SceneView:
         return {o.name for o in self.resolver.objects() if o.name != container.name
                 and self.robot.object_pose(o.name) is not None and self.over(container.name, o.name)}
 
-    def in_containers(self, held: str | None = None) -> set[str]:
-        """Names of the objects lying in some container on the table (a held container's contents are not on it)."""
-        return {n for o in self.resolver.objects() if o.container and o.name != held for n in self.inside(o)}
-
-    def filled_containers(self, held: str | None = None) -> set[str]:
-        """Names of the containers on the table with something lying in them (a held one is not on it)."""
-        return {o.name for o in self.resolver.objects() if o.container and o.name != held and self.inside(o)}
+    def table_contents(self, held: str | None = None) -> dict[str, set[str]]:
+        """Each container on the table with something lying in it: the names of what lies in it (a held container and
+        its contents are not on the table)."""
+        found = {o.name: self.inside(o) for o in self.resolver.objects() if o.container and o.name != held}
+        return {name: inside for name, inside in found.items() if inside}
 
     def contents(self, container: str, held: str) -> list[tuple[np.ndarray, float]]:
         """(position, top z) of every object lying in `container` (centre within its footprint, resting above
